@@ -1,0 +1,110 @@
+//! The command line (clap): `crawl`, `extract`, `stats`, `score`. Parsing only; `main.rs`
+//! runs the commands through the library.
+
+use crate::extract::ExtractorKind;
+use crate::write::CorpusFormat;
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// webcorpus: crawl seed URLs into a clean, deduplicated text corpus.
+#[derive(Debug, Parser)]
+#[command(name = "webcorpus", version, about)]
+pub struct Cli {
+    /// The command.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Crawl from seeds, learn each host's template, extract, deduplicate and write the
+    /// corpus. Run again with the same --state to resume.
+    Crawl(CrawlArgs),
+    /// Extract main text from local HTML files (plain or .gz); one JSON line per file.
+    Extract(ExtractArgs),
+    /// Print what a crawl state holds: hosts, pages, models, queues, corpus, duplicates.
+    Stats(StatsArgs),
+    /// Score a JSONL corpus against gold text (word-level P/R/F1, CleanEval style).
+    Score(ScoreArgs),
+}
+
+/// `webcorpus crawl`.
+#[derive(Debug, clap::Args)]
+pub struct CrawlArgs {
+    /// Seeds file: one URL per line, `#` starts a comment.
+    #[arg(long)]
+    pub seeds: PathBuf,
+    /// Configuration file (missing default file = built-in defaults).
+    #[arg(long, default_value = "config.toml")]
+    pub config: PathBuf,
+    /// State directory (overrides [crawl] state_dir).
+    #[arg(long)]
+    pub state: Option<PathBuf>,
+    /// Corpus output directory (overrides [crawl] out_dir).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Extractor (overrides [crawl] extractor).
+    #[arg(long)]
+    pub extractor: Option<ExtractorKind>,
+    /// Corpus format: jsonl, vert, txt (overrides [crawl] format).
+    #[arg(long)]
+    pub format: Option<CorpusFormat>,
+    /// Minimum delay between two requests to one host, e.g. "2s", "200ms" (overrides
+    /// [politeness] min_delay).
+    #[arg(long, value_parser = humantime::parse_duration)]
+    pub min_delay: Option<Duration>,
+    /// Maximum URLs queued per host (overrides [crawl] max_pages_per_host).
+    #[arg(long)]
+    pub max_pages_per_host: Option<u64>,
+    /// No progress bars.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// `webcorpus extract`.
+#[derive(Debug, clap::Args)]
+pub struct ExtractArgs {
+    /// HTML files, plain or gzip-compressed (.gz).
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Extractor: default, justext, goldminer, stadynot.
+    #[arg(long, default_value = "default")]
+    pub extractor: ExtractorKind,
+    /// Take all files as pages of one site with this name: learn a domain model from them
+    /// first and extract each with it (the GoldMiner/StaDyNoT protocol).
+    #[arg(long)]
+    pub site: Option<String>,
+    /// Configuration file (for [justext], [learn], [crawl] language).
+    #[arg(long, default_value = "config.toml")]
+    pub config: PathBuf,
+    /// Stoplist language (overrides [crawl] language; "auto" detects).
+    #[arg(long)]
+    pub language: Option<String>,
+}
+
+/// `webcorpus stats`.
+#[derive(Debug, clap::Args)]
+pub struct StatsArgs {
+    /// State directory of a crawl.
+    #[arg(long, default_value = "state")]
+    pub state: PathBuf,
+    /// Show this host's learned model (patterns and static noise keys).
+    #[arg(long)]
+    pub host: Option<String>,
+}
+
+/// `webcorpus score`.
+#[derive(Debug, clap::Args)]
+pub struct ScoreArgs {
+    /// The corpus (JSONL written by `crawl`).
+    #[arg(long)]
+    pub corpus: PathBuf,
+    /// Gold file (`gold.jsonl` of a set in ../shared/data: url and text per page).
+    #[arg(long)]
+    pub gold: PathBuf,
+    /// Also print one line per gold page.
+    #[arg(long)]
+    pub per_page: bool,
+}

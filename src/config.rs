@@ -1,0 +1,241 @@
+//! [`Config`]: `config.toml` parsed and validated in one step. Every section is a typed
+//! struct with `deny_unknown_fields`, so a misspelt key fails at start with the key, the
+//! line and the reason; durations are strings like `"2s"`, sizes are bytes with the unit in
+//! the key name. `config.toml` at the repository root documents every key and its default.
+
+use crate::crawl::fetch::NetConfig;
+use crate::crawl::politeness::PolitenessConfig;
+use crate::crawl::url::Scope;
+use crate::dedup::OnionParams;
+use crate::domain::LearnParams;
+use crate::extract::{stoplist, ExtractorKind, JusTextParams};
+use crate::write::CorpusFormat;
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+
+/// Errors of loading a config file.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file could not be read.
+    #[error("cannot read config file {path}: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// TOML syntax error, unknown key or a value of the wrong type (the message names the key
+    /// and the line).
+    #[error("config file {path}: {message}")]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// toml's message with the key, line and column.
+        message: String,
+    },
+    /// A value parsed but is out of range.
+    #[error("config file {path}: key `{key}`: {reason}")]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// Dotted key, e.g. `learn.min_sample`.
+        key: &'static str,
+        /// Why the value is refused.
+        reason: String,
+    },
+}
+
+/// The whole configuration (`config.toml`).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    /// `[crawl]`: scope, limits, output.
+    pub crawl: CrawlConfig,
+    /// `[politeness]`: delays, robots.txt caching, back-off.
+    pub politeness: PolitenessConfig,
+    /// `[net]`: user agent, timeouts, size caps, resolve table.
+    pub net: NetConfig,
+    /// `[learn]`: per-host sampling and GoldMiner/StaDyNoT learning.
+    pub learn: LearnParams,
+    /// `[justext]`: jusText thresholds.
+    pub justext: JusTextParams,
+    /// `[dedup]`: Onion parameters.
+    pub dedup: OnionParams,
+    /// `[eval]`: evaluation data.
+    pub eval: EvalConfig,
+}
+
+/// `[crawl]` section.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CrawlConfig {
+    /// State directory (sled): frontier, models, dedup hashes. Default `state`.
+    pub state_dir: PathBuf,
+    /// Corpus output directory. Default `corpus`.
+    pub out_dir: PathBuf,
+    /// Corpus format: `jsonl` (default), `vert` or `txt`.
+    pub format: CorpusFormat,
+    /// Extractor for every page: `default`, `justext`, `goldminer`, `stadynot`.
+    pub extractor: ExtractorKind,
+    /// Stoplist language (`"English"`, `"Spanish"`, ...) or `"auto"` (detect per host/page).
+    pub language: String,
+    /// Which links to follow: `host` (same host as the seed, default), `domain`, `any`.
+    pub scope: Scope,
+    /// Maximum link depth from a seed (seed = 0). Default 50.
+    pub max_depth: u32,
+    /// Maximum URLs queued per host. Default 100000.
+    pub max_pages_per_host: u64,
+    /// Hosts fetched in parallel (each host has at most one request in flight). Default 64.
+    pub max_parallel_hosts: usize,
+    /// Links whose URL contains any of these strings are not followed: crawler traps and
+    /// pages with no text of their own (wiki edit/history/special pages, comment-reply
+    /// links, login pages). Default [`DEFAULT_EXCLUDE`].
+    pub exclude: Vec<String>,
+}
+
+/// URL substrings not followed by default: MediaWiki edit/history/permalink/special pages,
+/// WordPress reply/login/feed links, print and share variants.
+pub const DEFAULT_EXCLUDE: &[&str] = &[
+    "action=edit",
+    "action=history",
+    "action=info",
+    "oldid=",
+    "diff=",
+    "printable=yes",
+    "/Special:",
+    "title=Special:",
+    "replytocom=",
+    "/wp-login.php",
+    "/wp-admin/",
+    "/feed/",
+    "share=",
+];
+
+impl Default for CrawlConfig {
+    fn default() -> Self {
+        CrawlConfig {
+            state_dir: PathBuf::from("state"),
+            out_dir: PathBuf::from("corpus"),
+            format: CorpusFormat::Jsonl,
+            extractor: ExtractorKind::Default,
+            language: "auto".into(),
+            scope: Scope::Host,
+            max_depth: 50,
+            max_pages_per_host: 100_000,
+            max_parallel_hosts: 64,
+            exclude: DEFAULT_EXCLUDE.iter().map(|s| s.to_string()).collect(),
+        }
+    }
+}
+
+impl CrawlConfig {
+    /// True when links to `url` are not followed (`exclude`).
+    pub fn is_excluded(&self, url: &str) -> bool {
+        self.exclude.iter().any(|pattern| url.contains(pattern.as_str()))
+    }
+
+    /// The configured language, `None` for automatic detection.
+    pub fn language(&self) -> Option<&str> {
+        (!self.language.eq_ignore_ascii_case("auto")).then_some(self.language.as_str())
+    }
+}
+
+/// `[eval]` section.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct EvalConfig {
+    /// Directory of the shared evaluation data. Default `../shared/data`; the environment
+    /// variable `WEBCORPUS_DATA` overrides it.
+    pub data_dir: PathBuf,
+}
+
+impl Default for EvalConfig {
+    fn default() -> Self {
+        EvalConfig { data_dir: PathBuf::from("../shared/data") }
+    }
+}
+
+impl Config {
+    /// Read and validate `path`.
+    ///
+    /// # Errors
+    /// [`ConfigError`] naming the file, the key and the reason.
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let text =
+            std::fs::read_to_string(path).map_err(|source| ConfigError::Read { path: path.to_path_buf(), source })?;
+        Config::parse(&text, path)
+    }
+
+    /// Parse and validate TOML `text`; `path` is only used in messages.
+    pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
+        let config: Config = toml::from_str(text)
+            .map_err(|e| ConfigError::Parse { path: path.to_path_buf(), message: e.to_string() })?;
+        config.validate(path)?;
+        Ok(config)
+    }
+
+    fn validate(&self, path: &Path) -> Result<(), ConfigError> {
+        let invalid =
+            |key: &'static str, reason: String| ConfigError::Invalid { path: path.to_path_buf(), key, reason };
+        if self.learn.min_sample == 0 {
+            return Err(invalid("learn.min_sample", "must be at least 1".into()));
+        }
+        if self.learn.sample_size < self.learn.min_sample {
+            return Err(invalid(
+                "learn.sample_size",
+                format!("must be at least learn.min_sample ({})", self.learn.min_sample),
+            ));
+        }
+        if !(self.dedup.threshold > 0.0 && self.dedup.threshold <= 1.0) {
+            return Err(invalid("dedup.threshold", format!("must be in (0, 1], got {}", self.dedup.threshold)));
+        }
+        if self.dedup.n == 0 {
+            return Err(invalid("dedup.n", "must be at least 1".into()));
+        }
+        if self.crawl.max_parallel_hosts == 0 {
+            return Err(invalid("crawl.max_parallel_hosts", "must be at least 1".into()));
+        }
+        if let Some(lang) = self.crawl.language() {
+            stoplist::validate_language(lang).map_err(|e| invalid("crawl.language", e.to_string()))?;
+        }
+        for (host, addr) in &self.net.resolve {
+            if addr.parse::<std::net::SocketAddr>().is_err() {
+                return Err(invalid("net.resolve", format!("`{host}` maps to `{addr}`, which is not an ip:port")));
+            }
+        }
+        Ok(())
+    }
+
+    /// The evaluation data directory: `WEBCORPUS_DATA` if set, else `[eval] data_dir`.
+    pub fn data_dir(&self) -> PathBuf {
+        std::env::var_os("WEBCORPUS_DATA").map(PathBuf::from).unwrap_or_else(|| self.eval.data_dir.clone())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_shipped_config_toml_parses_and_equals_the_defaults_it_documents() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("config.toml");
+        let c = Config::load(&path).unwrap();
+        assert_eq!(c.learn.sample_size, LearnParams::default().sample_size);
+        assert_eq!(c.politeness.min_delay, PolitenessConfig::default().min_delay);
+        assert_eq!(c.net.max_body_bytes, NetConfig::default().max_body_bytes);
+        assert_eq!(c.crawl.exclude, CrawlConfig::default().exclude);
+        assert_eq!(c.dedup.n, OnionParams::default().n);
+        assert_eq!(c.learn.goldminer, crate::extract::goldminer::GoldMinerParams::default());
+        assert!(c.crawl.is_excluded("https://awesomewm.org/w/index.php?title=X&action=edit"));
+    }
+
+    #[test]
+    fn unknown_key_and_bad_value_are_named() {
+        let err = Config::parse("[crawl]\nmax_dept = 3\n", Path::new("x.toml")).unwrap_err().to_string();
+        assert!(err.contains("max_dept"), "{err}");
+        let err = Config::parse("[dedup]\nthreshold = 1.5\n", Path::new("x.toml")).unwrap_err().to_string();
+        assert!(err.contains("dedup.threshold"), "{err}");
+        let err = Config::parse("[politeness]\nmin_delay = \"soon\"\n", Path::new("x.toml")).unwrap_err().to_string();
+        assert!(err.contains("min_delay"), "{err}");
+    }
+}

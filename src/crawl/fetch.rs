@@ -1,0 +1,426 @@
+//! HTTP fetching: the principal type is [`Fetcher`], one `reqwest::Client` shared by all crawl
+//! tasks, turning a URL into a [`FetchedPage`] (or a typed [`FetchError`]). It sits between
+//! politeness (which decided the request may start) and `html::decode` (which reads the body).
+//!
+//! Every hop is checked: reqwest's own redirect handling is off and redirects are followed
+//! here, at most [`NetConfig::max_redirects`], each to an http(s) URL. The body is streamed with
+//! a size cap, and non-HTML responses are refused from their `Content-Type` before the body is
+//! read. gzip and deflate bodies are decoded by reqwest; the cap applies to the decoded bytes.
+//!
+//! The `resolve` table is a testing aid (like `curl --resolve`): a host listed there is
+//! contacted at the given `ip:port` over plain HTTP, whatever the URL's scheme, with the original
+//! `Host` header; URLs reported back keep their original scheme. So a mirror of a real site can
+//! be served on 127.0.0.1 and crawled under its real name.
+
+use std::collections::{BTreeMap, HashMap};
+use std::net::SocketAddr;
+use std::time::{Duration, Instant, SystemTime};
+
+use reqwest::header::{HeaderMap, ACCEPT, CONTENT_TYPE, HOST, LOCATION, RETRY_AFTER};
+use serde::{Deserialize, Serialize};
+use url::Url;
+
+use super::url::host_key;
+
+/// `[net]`: how the fetcher talks HTTP. Durations are strings (`"10s"`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct NetConfig {
+    /// The User-Agent header: product token, version and a contact URL. Its product token
+    /// (before `/`) is the name matched against robots.txt groups.
+    pub user_agent: String,
+    /// Limit on establishing a TCP (+TLS) connection.
+    #[serde(with = "humantime_serde")]
+    pub connect_timeout: Duration,
+    /// Limit on each read from the socket (headers or one body chunk), not on the whole
+    /// response.
+    #[serde(with = "humantime_serde")]
+    pub read_timeout: Duration,
+    /// Redirects followed per fetch; one more gives [`FetchError::TooManyRedirects`].
+    pub max_redirects: u32,
+    /// Largest (decoded) body accepted, in bytes; larger gives [`FetchError::BodyTooLarge`].
+    pub max_body_bytes: u64,
+    /// Accepted media types (`Content-Type` without parameters, case-insensitive). A response
+    /// without `Content-Type` is accepted.
+    pub accept_content_types: Vec<String>,
+    /// Testing aid: host → `"ip:port"`; such hosts are fetched over plain HTTP from that
+    /// address, with their own name in the `Host` header, even for `https://` URLs.
+    pub resolve: BTreeMap<String, String>,
+}
+
+impl Default for NetConfig {
+    fn default() -> Self {
+        NetConfig {
+            user_agent: "webcorpus/0.1 (+https://github.com/webcorpus/webcorpus)".to_string(),
+            connect_timeout: Duration::from_secs(10),
+            read_timeout: Duration::from_secs(30),
+            max_redirects: 5,
+            max_body_bytes: 10 * 1024 * 1024,
+            accept_content_types: vec!["text/html".into(), "application/xhtml+xml".into()],
+            resolve: BTreeMap::new(),
+        }
+    }
+}
+
+/// The cap on a robots.txt body, in bytes; the rest is dropped (RFC 9309 §2.5 asks parsers to
+/// read at least 500 KiB).
+pub const MAX_ROBOTS_BYTES: usize = 512 * 1024;
+
+/// Redirects followed for robots.txt (RFC 9309 §2.3.1.2: at least five).
+const ROBOTS_REDIRECTS: u32 = 5;
+
+/// Why a fetch produced no page. `url` is the URL asked for (before redirects).
+#[derive(Debug, thiserror::Error)]
+pub enum FetchError {
+    /// The connection or a read timed out.
+    #[error("{url}: timed out")]
+    Timeout {
+        /// URL asked for.
+        url: String,
+    },
+    /// No connection: DNS, refused, TLS handshake.
+    #[error("{url}: cannot connect: {message}")]
+    Connect {
+        /// URL asked for.
+        url: String,
+        /// The underlying error chain.
+        message: String,
+    },
+    /// More than `max_redirects` redirects.
+    #[error("{url}: more than {max} redirects")]
+    TooManyRedirects {
+        /// URL asked for.
+        url: String,
+        /// The limit.
+        max: u32,
+    },
+    /// A redirect whose `Location` is unparsable or not http(s).
+    #[error("{url}: bad redirect to {location:?}: {reason}")]
+    BadRedirect {
+        /// URL asked for.
+        url: String,
+        /// The `Location` header as sent.
+        location: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// The body exceeds `max_body_bytes` (by Content-Length or while streaming).
+    #[error("{url}: body larger than {limit} bytes")]
+    BodyTooLarge {
+        /// URL asked for.
+        url: String,
+        /// The limit, bytes.
+        limit: u64,
+    },
+    /// A 2xx response whose Content-Type is not in `accept_content_types`; body not read.
+    #[error("{url}: not HTML ({content_type})")]
+    NotHtml {
+        /// URL asked for.
+        url: String,
+        /// The Content-Type header.
+        content_type: String,
+    },
+    /// Anything else: a reset connection, a malformed response, a bad configuration.
+    #[error("{url}: {message}")]
+    Other {
+        /// URL asked for (empty when building the client failed).
+        url: String,
+        /// The underlying error chain.
+        message: String,
+    },
+}
+
+impl FetchError {
+    /// A short, stable snake_case name for counters and discard reasons.
+    pub fn reason(&self) -> &'static str {
+        match self {
+            FetchError::Timeout { .. } => "timeout",
+            FetchError::Connect { .. } => "connect_error",
+            FetchError::TooManyRedirects { .. } => "too_many_redirects",
+            FetchError::BadRedirect { .. } => "bad_redirect",
+            FetchError::BodyTooLarge { .. } => "body_too_large",
+            FetchError::NotHtml { .. } => "not_html",
+            FetchError::Other { .. } => "fetch_error",
+        }
+    }
+
+    fn from_reqwest(url: &Url, e: reqwest::Error) -> FetchError {
+        let url = url.to_string();
+        let message = error_chain(&e);
+        if e.is_timeout() {
+            FetchError::Timeout { url }
+        } else if e.is_connect() {
+            FetchError::Connect { url, message }
+        } else {
+            FetchError::Other { url, message }
+        }
+    }
+}
+
+/// The error and its sources, joined with ": " (reqwest's Display hides the cause).
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut out = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        out.push_str(": ");
+        out.push_str(&s.to_string());
+        source = s.source();
+    }
+    out
+}
+
+/// One fetched response. Non-2xx statuses are returned too; the caller decides.
+#[derive(Debug, Clone)]
+pub struct FetchedPage {
+    /// The URL asked for.
+    pub url: Url,
+    /// The URL of the last hop, after redirects (equal to `url` without redirects).
+    pub final_url: Url,
+    /// HTTP status of the last hop.
+    pub status: u16,
+    /// The `Content-Type` header, verbatim.
+    pub content_type: Option<String>,
+    /// The `Retry-After` header, verbatim (see `politeness::parse_retry_after`).
+    pub retry_after: Option<String>,
+    /// The decoded body (gzip/deflate undone), at most `max_body_bytes`. For a non-2xx status
+    /// with a content type outside the accept list the body is not read and left empty.
+    pub body: Vec<u8>,
+    /// Wall time from the first request to the last body byte, all hops included.
+    pub response_time: Duration,
+    /// When the response was complete.
+    pub fetched_at: SystemTime,
+}
+
+/// The HTTP client of a crawl; cheap to share behind an `Arc`.
+#[derive(Debug, Clone)]
+pub struct Fetcher {
+    client: reqwest::Client,
+    config: NetConfig,
+    accept: Vec<String>,
+    resolve: HashMap<String, SocketAddr>,
+}
+
+/// Where the redirect loop ended.
+enum Followed {
+    /// A non-redirect response (or a redirect without `Location`).
+    Done(Url, reqwest::Response),
+    /// Redirected more than allowed; the last status.
+    TooMany(u16),
+    /// A redirect to an unusable `Location`; the last status.
+    Bad { status: u16, location: String, reason: String },
+}
+
+impl Fetcher {
+    /// Build the client from `config`.
+    ///
+    /// # Errors
+    /// [`FetchError::Other`] (with an empty `url`) when a `resolve` address is not an
+    /// `ip:port` or the TLS backend cannot be initialised.
+    pub fn new(config: &NetConfig) -> Result<Fetcher, FetchError> {
+        let config_error = |message: String| FetchError::Other { url: String::new(), message };
+        let mut resolve = HashMap::new();
+        for (host, addr) in &config.resolve {
+            let addr: SocketAddr = addr.parse().map_err(|_| {
+                config_error(format!("net.resolve: `{host}` maps to `{addr}`, which is not an ip:port"))
+            })?;
+            resolve.insert(host.to_ascii_lowercase(), addr);
+        }
+        let client = reqwest::Client::builder()
+            .user_agent(config.user_agent.clone())
+            .connect_timeout(config.connect_timeout)
+            .read_timeout(config.read_timeout)
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .map_err(|e| config_error(format!("cannot build HTTP client: {}", error_chain(&e))))?;
+        Ok(Fetcher {
+            client,
+            config: config.clone(),
+            accept: config.accept_content_types.iter().map(|t| t.trim().to_ascii_lowercase()).collect(),
+            resolve,
+        })
+    }
+
+    /// The configuration the fetcher was built with.
+    pub fn config(&self) -> &NetConfig {
+        &self.config
+    }
+
+    /// Fetch `url` (GET), following up to `max_redirects` redirects.
+    ///
+    /// # Errors
+    /// Network failures ([`FetchError::Timeout`], [`FetchError::Connect`],
+    /// [`FetchError::Other`]), redirect problems ([`FetchError::TooManyRedirects`],
+    /// [`FetchError::BadRedirect`]), [`FetchError::NotHtml`] for a 2xx non-HTML response and
+    /// [`FetchError::BodyTooLarge`].
+    pub async fn fetch(&self, url: &Url) -> Result<FetchedPage, FetchError> {
+        let start = Instant::now();
+        let (final_url, response) = match self.follow(url, self.config.max_redirects).await? {
+            Followed::Done(final_url, response) => (final_url, response),
+            Followed::TooMany(_) => {
+                return Err(FetchError::TooManyRedirects { url: url.to_string(), max: self.config.max_redirects })
+            }
+            Followed::Bad { location, reason, .. } => {
+                return Err(FetchError::BadRedirect { url: url.to_string(), location, reason })
+            }
+        };
+        let status = response.status().as_u16();
+        let headers = response.headers();
+        let content_type = header_string(headers, CONTENT_TYPE);
+        let retry_after = header_string(headers, RETRY_AFTER);
+        let accepted = content_type.as_deref().is_none_or(|ct| self.accepts(ct));
+        let body = if accepted {
+            let limit = self.config.max_body_bytes;
+            match read_body(response, limit, BodyCap::Refuse).await {
+                Ok((body, false)) => body,
+                Ok((_, true)) => return Err(FetchError::BodyTooLarge { url: url.to_string(), limit }),
+                Err(e) => return Err(FetchError::from_reqwest(url, e)),
+            }
+        } else if (200..300).contains(&status) {
+            return Err(FetchError::NotHtml { url: url.to_string(), content_type: content_type.unwrap_or_default() });
+        } else {
+            Vec::new()
+        };
+        Ok(FetchedPage {
+            url: url.clone(),
+            final_url,
+            status,
+            content_type,
+            retry_after,
+            body,
+            response_time: start.elapsed(),
+            fetched_at: SystemTime::now(),
+        })
+    }
+
+    /// Fetch `/robots.txt` of the scheme, host and port of `url_of_host` (its path is ignored),
+    /// following up to five redirects to any http(s) URL.
+    ///
+    /// Returns the final status and the body (lossy UTF-8, cut at [`MAX_ROBOTS_BYTES`]);
+    /// after too many or unusable redirects, the last 3xx status and an empty body (RFC 9309
+    /// §2.3.1.2: unavailable). `None` when the host did not answer (network error, timeout):
+    /// the caller treats that as disallow-all (`robots::robots_outcome(None)`).
+    pub async fn fetch_robots(&self, url_of_host: &Url) -> Option<(u16, String)> {
+        let mut robots = url_of_host.clone();
+        robots.set_path("/robots.txt");
+        robots.set_query(None);
+        robots.set_fragment(None);
+        let redirects = self.config.max_redirects.max(ROBOTS_REDIRECTS);
+        match self.follow(&robots, redirects).await {
+            Ok(Followed::Done(_, response)) => {
+                let status = response.status().as_u16();
+                let body = read_body(response, MAX_ROBOTS_BYTES as u64, BodyCap::Truncate).await.ok()?.0;
+                Some((status, String::from_utf8_lossy(&body).into_owned()))
+            }
+            Ok(Followed::TooMany(status)) | Ok(Followed::Bad { status, .. }) => Some((status, String::new())),
+            Err(e) => {
+                tracing::debug!("robots.txt {robots}: {e}");
+                None
+            }
+        }
+    }
+
+    /// Is the media type of `content_type` in the accept list? An empty header counts as
+    /// missing, i.e. accepted.
+    fn accepts(&self, content_type: &str) -> bool {
+        let essence = content_type.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+        essence.is_empty() || self.accept.contains(&essence)
+    }
+
+    /// GET `url`, following redirects by hand so each hop is checked.
+    async fn follow(&self, url: &Url, max_redirects: u32) -> Result<Followed, FetchError> {
+        let mut current = url.clone();
+        let mut hops = 0u32;
+        loop {
+            let response = self.send(&current).await.map_err(|e| FetchError::from_reqwest(url, e))?;
+            let status = response.status().as_u16();
+            if !matches!(status, 301 | 302 | 303 | 307 | 308) {
+                return Ok(Followed::Done(current, response));
+            }
+            let Some(location) = response.headers().get(LOCATION) else {
+                return Ok(Followed::Done(current, response));
+            };
+            let location = String::from_utf8_lossy(location.as_bytes()).into_owned();
+            let mut next = match current.join(location.trim()) {
+                Ok(next) => next,
+                Err(e) => return Ok(Followed::Bad { status, location, reason: e.to_string() }),
+            };
+            if !matches!(next.scheme(), "http" | "https") || next.host_str().is_none() {
+                return Ok(Followed::Bad { status, location, reason: "not an http(s) URL".to_string() });
+            }
+            hops += 1;
+            if hops > max_redirects {
+                return Ok(Followed::TooMany(status));
+            }
+            next.set_fragment(None);
+            tracing::trace!("{current} -> {status} {next}");
+            current = next;
+        }
+    }
+
+    /// Send one GET for `url`, through the `resolve` table when its host is listed.
+    async fn send(&self, url: &Url) -> Result<reqwest::Response, reqwest::Error> {
+        let accept = self.accept.join(", ");
+        let host = url.host_str().map(str::to_ascii_lowercase);
+        let target = host.as_deref().and_then(|h| self.resolve.get(h)).and_then(|addr| resolved_url(url, *addr));
+        let request = match target {
+            Some(target) => {
+                let host_header = host_key(url).unwrap_or_default();
+                self.client.get(target).header(HOST, host_header)
+            }
+            None => self.client.get(url.clone()),
+        };
+        let request = if accept.is_empty() { request } else { request.header(ACCEPT, accept) };
+        request.send().await
+    }
+}
+
+/// `http://addr/path?query` for a host in the `resolve` table.
+fn resolved_url(url: &Url, addr: SocketAddr) -> Option<Url> {
+    let mut target = Url::parse(&format!("http://{addr}/")).ok()?;
+    target.set_path(url.path());
+    target.set_query(url.query());
+    Some(target)
+}
+
+/// A header as a string (lossy for non-UTF-8 bytes); `None` when absent.
+fn header_string(headers: &HeaderMap, name: reqwest::header::HeaderName) -> Option<String> {
+    headers.get(name).map(|v| String::from_utf8_lossy(v.as_bytes()).trim().to_string())
+}
+
+/// What [`read_body`] does at the size limit.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum BodyCap {
+    /// Stop and report the body as too large (pages).
+    Refuse,
+    /// Keep the first `limit` bytes (robots.txt).
+    Truncate,
+}
+
+/// Stream the body up to `limit` bytes. Returns the bytes and whether the limit was exceeded.
+/// With [`BodyCap::Refuse`] a `Content-Length` over the limit is refused before reading and the
+/// bytes returned with `true` are meaningless; with [`BodyCap::Truncate`] they are the first
+/// `limit` bytes.
+async fn read_body(
+    mut response: reqwest::Response,
+    limit: u64,
+    cap: BodyCap,
+) -> Result<(Vec<u8>, bool), reqwest::Error> {
+    let declared = response.content_length();
+    if cap == BodyCap::Refuse && declared.is_some_and(|n| n > limit) {
+        return Ok((Vec::new(), true));
+    }
+    let limit_usize = usize::try_from(limit).unwrap_or(usize::MAX);
+    let capacity = declared.unwrap_or(16 * 1024).min(limit).min(1 << 20) as usize;
+    let mut body = Vec::with_capacity(capacity);
+    while let Some(chunk) = response.chunk().await? {
+        body.extend_from_slice(&chunk);
+        if body.len() > limit_usize {
+            body.truncate(limit_usize);
+            return Ok((body, true));
+        }
+    }
+    Ok((body, false))
+}
+
+#[cfg(test)]
+mod tests;

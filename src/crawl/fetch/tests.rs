@@ -1,0 +1,279 @@
+//! Tests of [`super::Fetcher`] against a local `tiny_http` server on 127.0.0.1. The server
+//! routes on the `Host` header too, so `resolve` entries for several made-up hosts reach it;
+//! `www.paraguayos.org` is served from the real snapshot in `../shared/sites` when present.
+
+use super::*;
+use std::io::Cursor;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use tiny_http::{Header, Request, Response, Server};
+
+/// (Host header, path) of every request the server saw.
+type Seen = Arc<Mutex<Vec<(String, String)>>>;
+
+struct TestServer {
+    addr: SocketAddr,
+    seen: Seen,
+}
+
+impl TestServer {
+    fn url(&self, path: &str) -> Url {
+        Url::parse(&format!("http://{}{path}", self.addr)).expect("test URL")
+    }
+
+    fn saw(&self, host: &str, path: &str) -> bool {
+        self.seen.lock().expect("lock").iter().any(|(h, p)| h == host && p == path)
+    }
+}
+
+fn sites_dir() -> PathBuf {
+    let data = std::env::var("WEBCORPUS_DATA").unwrap_or_else(|_| "../shared/data".into());
+    std::path::Path::new(&data).parent().map(|p| p.join("sites")).unwrap_or_else(|| "../shared/sites".into())
+}
+
+fn header(name: &str, value: &str) -> Header {
+    Header::from_bytes(name.as_bytes(), value.as_bytes()).expect("valid header")
+}
+
+fn start() -> TestServer {
+    let server = Server::http("127.0.0.1:0").expect("bind 127.0.0.1:0");
+    let addr = server.server_addr().to_ip().expect("an IP listener");
+    let seen: Seen = Arc::default();
+    let log = seen.clone();
+    std::thread::spawn(move || {
+        for rq in server.incoming_requests() {
+            let log = log.clone();
+            // One thread per request, so a slow answer does not hold up the others.
+            std::thread::spawn(move || respond(rq, &log));
+        }
+    });
+    TestServer { addr, seen }
+}
+
+fn respond(rq: Request, log: &Seen) {
+    let host =
+        rq.headers().iter().find(|h| h.field.equiv("Host")).map(|h| h.value.as_str().to_string()).unwrap_or_default();
+    let path = rq.url().to_string();
+    log.lock().expect("lock").push((host.clone(), path.clone()));
+    let html = |code: u16, body: &str| {
+        Response::from_string(body)
+            .with_status_code(code)
+            .with_header(header("Content-Type", "text/html; charset=utf-8"))
+    };
+    let redirect = |code: u16, to: &str| html(code, "moved").with_header(header("Location", to));
+    let chunked = |headers: Vec<Header>, body: Vec<u8>| {
+        Response::new(tiny_http::StatusCode(200), headers, Cursor::new(body), None, None)
+    };
+    let response = match (host.as_str(), path.as_str()) {
+        ("big.test", "/robots.txt") => {
+            let mut body = "User-agent: *\nDisallow: /private\n".to_string();
+            body.push_str(&"# filler\n".repeat(80_000));
+            html(200, &body)
+        }
+        ("loop.test", "/robots.txt") => redirect(301, "/robots.txt"),
+        ("down.test", "/robots.txt") => html(503, "down"),
+        ("moved.test", "/robots.txt") => redirect(301, "http://other.test/robots.txt"),
+        ("other.test", "/robots.txt") => html(200, "User-agent: *\nDisallow: /other\n"),
+        ("www.paraguayos.org", p) => {
+            let root = sites_dir().join("www.paraguayos.org");
+            let rel = p.trim_start_matches('/');
+            let file =
+                if rel.is_empty() || rel.ends_with('/') { root.join(rel).join("index.html") } else { root.join(rel) };
+            match std::fs::read(&file) {
+                Ok(bytes) if p == "/robots.txt" => chunked(vec![header("Content-Type", "text/plain")], bytes),
+                Ok(bytes) => chunked(vec![header("Content-Type", "text/html")], bytes),
+                Err(_) => html(200, &format!("host={host} path={p}")),
+            }
+        }
+        (_, "/page") => html(200, "<html><body><p>Hola</p></body></html>"),
+        (_, p) if p.starts_with("/r/") => match p[3..].parse::<u32>() {
+            Ok(0) | Err(_) => html(200, "end of chain"),
+            Ok(n) => redirect(301, &format!("/r/{}", n - 1)),
+        },
+        (_, "/doc.pdf") => Response::from_string("%PDF-1.4 ...").with_header(header("Content-Type", "application/pdf")),
+        (_, "/big") => html(200, &"a".repeat(5000)),
+        (_, "/big-chunked") => chunked(vec![header("Content-Type", "text/html")], vec![b'a'; 5000]),
+        (_, "/no-type") => chunked(Vec::new(), b"<p>no type</p>".to_vec()),
+        (_, "/missing") => html(404, "<h1>not found</h1>"),
+        (_, "/pdf-404") => {
+            Response::from_string("%PDF").with_status_code(404).with_header(header("Content-Type", "application/pdf"))
+        }
+        (_, "/throttle") => html(429, "slow down").with_header(header("Retry-After", "7")),
+        (_, "/rel") => redirect(302, "page?x=1#frag"),
+        (_, "/to-ftp") => redirect(302, "ftp://example.org/file"),
+        (_, "/to-resolved") => redirect(301, "https://www.paraguayos.org/x/"),
+        (_, "/slow") => {
+            std::thread::sleep(Duration::from_millis(2500));
+            html(200, "late")
+        }
+        (_, "/robots.txt") => Response::from_string("User-agent: *\nDisallow: /private\n"),
+        _ => html(404, "no route"),
+    };
+    let _ = rq.respond(response);
+}
+
+fn fetcher(server: &TestServer) -> Fetcher {
+    let addr = server.addr.to_string();
+    let mut resolve = BTreeMap::new();
+    for host in ["www.paraguayos.org", "big.test", "loop.test", "down.test", "moved.test", "other.test"] {
+        resolve.insert(host.to_string(), addr.clone());
+    }
+    let config =
+        NetConfig { max_body_bytes: 1000, read_timeout: Duration::from_millis(800), resolve, ..NetConfig::default() };
+    Fetcher::new(&config).expect("client")
+}
+
+#[tokio::test]
+async fn html_page_is_fetched() {
+    let s = start();
+    let f = fetcher(&s);
+    let url = s.url("/page");
+    let page = f.fetch(&url).await.expect("fetched");
+    assert_eq!(page.status, 200);
+    assert_eq!(page.url, url);
+    assert_eq!(page.final_url, url);
+    assert_eq!(page.content_type.as_deref(), Some("text/html; charset=utf-8"));
+    assert_eq!(page.body, b"<html><body><p>Hola</p></body></html>");
+    assert!(page.response_time < Duration::from_secs(5));
+    // No Content-Type at all: accepted.
+    let page = f.fetch(&s.url("/no-type")).await.expect("fetched");
+    assert_eq!(page.content_type, None);
+    assert_eq!(page.body, b"<p>no type</p>");
+}
+
+#[tokio::test]
+async fn redirects_are_followed_up_to_the_limit() {
+    let s = start();
+    let f = fetcher(&s);
+    let page = f.fetch(&s.url("/r/5")).await.expect("5 hops are allowed");
+    assert_eq!(page.status, 200);
+    assert_eq!(page.final_url, s.url("/r/0"));
+    assert_eq!(page.url, s.url("/r/5"));
+    let err = f.fetch(&s.url("/r/6")).await.expect_err("6 hops");
+    assert!(matches!(err, FetchError::TooManyRedirects { max: 5, .. }), "{err}");
+    assert_eq!(err.reason(), "too_many_redirects");
+    assert!(err.to_string().contains("/r/6"));
+    // Relative Location; the fragment is dropped.
+    let page = f.fetch(&s.url("/rel")).await.expect("relative redirect");
+    assert_eq!(page.final_url, s.url("/page?x=1"));
+    let err = f.fetch(&s.url("/to-ftp")).await.expect_err("ftp");
+    assert!(matches!(&err, FetchError::BadRedirect { location, .. } if location.starts_with("ftp:")), "{err}");
+}
+
+#[tokio::test]
+async fn non_html_and_oversized_bodies_are_refused() {
+    let s = start();
+    let f = fetcher(&s);
+    let err = f.fetch(&s.url("/doc.pdf")).await.expect_err("pdf");
+    assert!(matches!(&err, FetchError::NotHtml { content_type, .. } if content_type == "application/pdf"), "{err}");
+    for path in ["/big", "/big-chunked"] {
+        let err = f.fetch(&s.url(path)).await.expect_err("over 1000 bytes");
+        assert!(matches!(err, FetchError::BodyTooLarge { limit: 1000, .. }), "{path}: {err}");
+    }
+}
+
+#[tokio::test]
+async fn error_statuses_are_pages() {
+    let s = start();
+    let f = fetcher(&s);
+    let page = f.fetch(&s.url("/missing")).await.expect("a 404 is a page");
+    assert_eq!(page.status, 404);
+    assert_eq!(page.body, b"<h1>not found</h1>");
+    let page = f.fetch(&s.url("/pdf-404")).await.expect("a 404 is a page");
+    assert_eq!(page.status, 404);
+    assert!(page.body.is_empty(), "non-HTML error body is not read");
+    let page = f.fetch(&s.url("/throttle")).await.expect("a 429 is a page");
+    assert_eq!(page.status, 429);
+    assert_eq!(page.retry_after.as_deref(), Some("7"));
+}
+
+#[tokio::test]
+async fn network_errors_are_typed() {
+    let s = start();
+    let f = fetcher(&s);
+    let err = f.fetch(&s.url("/slow")).await.expect_err("read timeout");
+    assert!(matches!(err, FetchError::Timeout { .. }), "{err}");
+    // Nothing listens on port 1.
+    let closed = Url::parse("http://127.0.0.1:1/").expect("URL");
+    let err = f.fetch(&closed).await.expect_err("refused");
+    assert!(matches!(err, FetchError::Connect { .. }), "{err}");
+    assert_eq!(f.fetch_robots(&closed).await, None);
+    let bad = NetConfig { resolve: [("x.org".to_string(), "localhost".to_string())].into(), ..NetConfig::default() };
+    assert!(Fetcher::new(&bad).is_err());
+}
+
+#[tokio::test]
+async fn resolve_serves_https_urls_from_the_local_server() {
+    let s = start();
+    let f = fetcher(&s);
+    let url = Url::parse("https://www.paraguayos.org/x/?a=1").expect("URL");
+    let page = f.fetch(&url).await.expect("fetched through resolve");
+    assert_eq!(page.status, 200);
+    assert_eq!(page.final_url, url, "the original https URL is reported");
+    assert!(s.saw("www.paraguayos.org", "/x/?a=1"), "{:?}", s.seen);
+    // A redirect to a resolved host goes through the table too.
+    let page = f.fetch(&s.url("/to-resolved")).await.expect("redirect into resolve");
+    assert_eq!(page.final_url.as_str(), "https://www.paraguayos.org/x/");
+    assert!(s.saw("www.paraguayos.org", "/x/"));
+}
+
+#[tokio::test]
+async fn real_site_page_and_robots_through_resolve() {
+    let root = sites_dir().join("www.paraguayos.org");
+    let slug = "19-aprehendidos-por-venta-de-vehiculos-robados-en-villa-elisa";
+    let Ok(expected) = std::fs::read(root.join(slug).join("index.html")) else {
+        eprintln!("!!!!! SKIPPED: {} not found", root.display());
+        return;
+    };
+    let s = start();
+    let f = fetcher(&s);
+    let big = Fetcher::new(&NetConfig { resolve: f.config().resolve.clone(), ..NetConfig::default() }).expect("client");
+    let url = Url::parse(&format!("https://www.paraguayos.org/{slug}/")).expect("URL");
+    let page = big.fetch(&url).await.expect("real page");
+    assert_eq!(page.status, 200);
+    assert_eq!(page.body, expected);
+    let (status, body) = big.fetch_robots(&url).await.expect("robots.txt answered");
+    assert_eq!(status, 200);
+    let policy = crate::crawl::robots::RobotsPolicy::parse(&body, "webcorpus");
+    assert!(policy.is_allowed(&url));
+    let tag = Url::parse("https://www.paraguayos.org/tag/x/").expect("URL");
+    assert!(!policy.is_allowed(&tag));
+}
+
+#[tokio::test]
+async fn robots_fetch_outcomes() {
+    let s = start();
+    let f = fetcher(&s);
+    let (status, body) = f.fetch_robots(&s.url("/any/page?q=1")).await.expect("answered");
+    assert_eq!(status, 200);
+    assert!(body.contains("Disallow: /private"));
+    assert!(s.saw(&s.addr.to_string(), "/robots.txt"));
+
+    let host = |h: &str| Url::parse(&format!("http://{h}/some/page")).expect("URL");
+    // Larger than 512 KiB: cut, not refused (the page cap of 1000 bytes does not apply).
+    let (status, body) = f.fetch_robots(&host("big.test")).await.expect("answered");
+    assert_eq!(status, 200);
+    assert_eq!(body.len(), MAX_ROBOTS_BYTES);
+    assert!(body.starts_with("User-agent: *\nDisallow: /private\n"));
+    // Endless redirects: the last 3xx, no body (RFC 9309: unavailable → allow all).
+    assert_eq!(f.fetch_robots(&host("loop.test")).await, Some((301, String::new())));
+    assert_eq!(f.fetch_robots(&host("down.test")).await.map(|r| r.0), Some(503));
+    // Redirects may leave the host.
+    let (status, body) = f.fetch_robots(&host("moved.test")).await.expect("answered");
+    assert_eq!(status, 200);
+    assert!(body.contains("Disallow: /other"));
+}
+
+#[test]
+fn config_from_toml() {
+    let c: NetConfig = toml::from_str(
+        "read_timeout = \"5s\"\nmax_body_bytes = 2048\n[resolve]\n\"www.paraguayos.org\" = \"127.0.0.1:8000\"\n",
+    )
+    .expect("toml");
+    assert_eq!(c.read_timeout, Duration::from_secs(5));
+    assert_eq!(c.connect_timeout, Duration::from_secs(10));
+    assert_eq!(c.max_body_bytes, 2048);
+    assert_eq!(c.resolve["www.paraguayos.org"], "127.0.0.1:8000");
+    assert_eq!(NetConfig::default().max_body_bytes, 10_485_760);
+    assert!(toml::from_str::<NetConfig>("max_body = 1").is_err());
+}

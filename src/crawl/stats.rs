@@ -1,0 +1,75 @@
+//! `webcorpus stats`: a plain-text report of what a crawl state holds — hosts, pages per
+//! host, learning phase, queue sizes, corpus records, duplicates dropped — and, for one host,
+//! its learned model.
+
+use crate::domain::DomainModel;
+use crate::store::{CrawlState, StoreError};
+use std::fmt::Write;
+
+/// The report for the whole state, or for `host` with its model.
+///
+/// # Errors
+/// [`StoreError`] when the state cannot be read.
+pub fn report(state: &CrawlState, host: Option<&str>) -> Result<String, StoreError> {
+    let mut out = String::new();
+    if let Some(host) = host {
+        let Some(rec) = state.host(host)? else {
+            return Ok(format!("host {host}: not in this state\n"));
+        };
+        let _ = writeln!(out, "host {host}: phase {:?}, seed {}", rec.phase, rec.seed);
+        let _ = writeln!(
+            out,
+            "  fetched {} · sampled {} · written {} · queued {} · discards {:?}{}",
+            rec.fetched,
+            rec.sampled,
+            rec.written,
+            state.frontier_len(host)?,
+            rec.discards,
+            if rec.dead { " · given up" } else { "" }
+        );
+        match state.model::<DomainModel>(host)? {
+            Some(model) => out.push_str(&model.summary()),
+            None => out.push_str("  no model learned (yet)\n"),
+        }
+        return Ok(out);
+    }
+    let c = state.counters()?;
+    let hosts = state.hosts()?;
+    let _ = writeln!(out, "hosts: {}", hosts.len());
+    let _ = writeln!(
+        out,
+        "{:<32} {:>9} {:>8} {:>8} {:>8} {:>8}  model",
+        "host", "phase", "fetched", "sampled", "written", "queued"
+    );
+    for h in &hosts {
+        let model = match state.model::<DomainModel>(&h.host)? {
+            Some(m) if m.goldminer.is_some() => format!("goldminer+{} static keys", m.stadynot.keys.len()),
+            Some(m) => format!("{} static keys, no goldminer pattern", m.stadynot.keys.len()),
+            None => "-".into(),
+        };
+        let _ = writeln!(
+            out,
+            "{:<32} {:>9} {:>8} {:>8} {:>8} {:>8}  {}{}",
+            h.host,
+            format!("{:?}", h.phase).to_lowercase(),
+            h.fetched,
+            h.sampled,
+            h.written,
+            state.frontier_len(&h.host)?,
+            model,
+            if h.dead { " (given up)" } else { "" }
+        );
+    }
+    let _ = writeln!(out, "queued URLs: {}", state.frontier_total()?);
+    let _ = writeln!(
+        out,
+        "pages fetched: {} · failed: {} · robots-disallowed: {}",
+        c.fetched, c.failed, c.robots_disallowed
+    );
+    let _ = writeln!(out, "corpus records: {} · paragraphs: {}", c.records, c.paragraphs);
+    let _ = writeln!(out, "duplicate paragraphs dropped (Onion): {}", c.duplicate_paragraphs);
+    let _ = writeln!(out, "dedup hashes stored: {}", state.hash_count()?);
+    let _ = writeln!(out, "corpus bytes committed: {}", state.corpus_offset()?);
+    let _ = writeln!(out, "discards by reason: {:?}", c.discards);
+    Ok(out)
+}

@@ -1,0 +1,124 @@
+//! Fetch tasks: one request for one host, run on the async runtime; the CPU work on the
+//! response (decode, parse, links, extraction) runs on the blocking pool, so a slow page
+//! slows its own host, not the scheduler. A task never touches the store: it returns a
+//! [`TaskResult`] to the scheduler, which commits it through the [`Sink`](super::sink::Sink).
+
+use crate::crawl::fetch::{FetchError, FetchedPage, Fetcher};
+use crate::domain::DomainModel;
+use crate::extract::pipeline::{extract_document, ExtractSettings, PageExtraction};
+use crate::extract::{ExtractError, ExtractorKind};
+use crate::html::{decode_html, links::extract_links, segment, Document};
+use crate::store::FrontierEntry;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use url::Url;
+
+/// What to do with a page's text once fetched.
+#[derive(Clone)]
+pub enum PageMode {
+    /// The host is still sampling: keep the decoded HTML, extract nothing yet.
+    Sample,
+    /// Extract now, with the host's model if it has one (jusText alone otherwise).
+    Extract(Option<Arc<DomainModel>>),
+}
+
+/// The CPU work done on a 2xx HTML response.
+pub struct PageWork {
+    /// Decoded HTML (kept for the sample; dropped otherwise).
+    pub html: Option<String>,
+    /// Links found on the page (absolute, fragment-free).
+    pub links: Vec<Url>,
+    /// The extraction, in [`PageMode::Extract`].
+    pub extraction: Option<Result<PageExtraction, ExtractError>>,
+    /// True when the decoder replaced malformed bytes (wrong charset).
+    pub charset_errors: bool,
+}
+
+/// A finished task.
+pub enum TaskResult {
+    /// A robots.txt fetch: `None` when the host did not answer.
+    Robots {
+        /// Host key.
+        host: String,
+        /// Status and body.
+        result: Option<(u16, String)>,
+        /// Wall time of the request.
+        response_time: Duration,
+    },
+    /// A page fetch.
+    Page {
+        /// Host key.
+        host: String,
+        /// The frontier entry fetched.
+        entry: FrontierEntry,
+        /// The response, or why there is none.
+        fetch: Result<FetchedPage, FetchError>,
+        /// Decode/parse/extract output for 2xx responses.
+        work: Option<PageWork>,
+        /// Wall time of the request.
+        response_time: Duration,
+    },
+}
+
+/// Fetch robots.txt of the host of `url`.
+pub async fn robots_task(fetcher: Arc<Fetcher>, host: String, url: Url) -> TaskResult {
+    let start = Instant::now();
+    let result = fetcher.fetch_robots(&url).await;
+    TaskResult::Robots { host, result, response_time: start.elapsed() }
+}
+
+/// Fetch one page and do its CPU work.
+pub async fn page_task(
+    fetcher: Arc<Fetcher>,
+    host: String,
+    entry: FrontierEntry,
+    mode: PageMode,
+    kind: ExtractorKind,
+    settings: Arc<ExtractSettings>,
+) -> TaskResult {
+    let start = Instant::now();
+    let fetch = match Url::parse(&entry.url) {
+        Ok(url) => fetcher.fetch(&url).await,
+        Err(e) => Err(FetchError::Other { url: entry.url.clone(), message: format!("bad URL: {e}") }),
+    };
+    let response_time = start.elapsed();
+    let work = match &fetch {
+        Ok(page) if (200..300).contains(&page.status) => {
+            let body = page.body.clone();
+            let content_type = page.content_type.clone();
+            let final_url = page.final_url.clone();
+            let job = move || page_work(&body, content_type.as_deref(), &final_url, mode, kind, &settings);
+            match tokio::task::spawn_blocking(job).await {
+                Ok(work) => Some(work),
+                Err(e) => {
+                    tracing::error!(url = entry.url, "page processing panicked: {e}");
+                    None
+                }
+            }
+        }
+        _ => None,
+    };
+    TaskResult::Page { host, entry, fetch, work, response_time }
+}
+
+/// Decode, parse, collect links and (in extract mode) extract one page. Pure CPU work.
+pub fn page_work(
+    body: &[u8],
+    content_type: Option<&str>,
+    final_url: &Url,
+    mode: PageMode,
+    kind: ExtractorKind,
+    settings: &ExtractSettings,
+) -> PageWork {
+    let decoded = decode_html(body, content_type);
+    let doc = Document::parse(&decoded.text);
+    let links = extract_links(&doc, final_url);
+    let (html, extraction) = match mode {
+        PageMode::Sample => (Some(decoded.text), None),
+        PageMode::Extract(model) => {
+            let blocks = segment(&doc);
+            (None, Some(extract_document(&doc, &blocks, kind, model.as_deref(), settings)))
+        }
+    };
+    PageWork { html, links, extraction, charset_errors: decoded.had_errors }
+}

@@ -1,0 +1,115 @@
+//! Word n-gram shingles for Onion deduplication: [`shingle_hashes`] turns a paragraph into the
+//! xxh3-64 hashes of its word n-grams, the unit that [`super::Onion`] looks up in the store.
+//!
+//! Normalisation (so that trivial differences do not hide a duplicate):
+//!
+//! 1. split on Unicode whitespace;
+//! 2. strip leading and trailing punctuation and symbols from each token (every character that
+//!    is neither alphanumeric nor a combining mark), so `"Hello,` and `hello` are the same word;
+//!    inner punctuation stays (`don't`, `3.5`, `e-mail`);
+//! 3. drop tokens that became empty (a lone `–` or `•` is not a word);
+//! 4. lower-case (Unicode `to_lowercase`).
+//!
+//! Each n-gram is the n normalised words joined by one ASCII space, hashed with
+//! `xxh3_64` (seed 0). The hashes are a stable on-disk format: they persist in the store, so a
+//! change to this normalisation invalidates stored dedup state.
+
+use xxhash_rust::xxh3::xxh3_64;
+
+/// The normalised words of `text`, in order (see the module doc for the rules).
+pub fn normalized_words(text: &str) -> Vec<String> {
+    text.split_whitespace()
+        .filter_map(|token| {
+            let core = token.trim_matches(|c: char| !is_word_char(c));
+            if core.is_empty() {
+                None
+            } else {
+                Some(core.to_lowercase())
+            }
+        })
+        .collect()
+}
+
+/// Characters that belong to a word: letters, digits and combining marks (so a word ending
+/// in a combining accent keeps it). Everything else at a token's edge is punctuation; the
+/// vertical writer splits tokens by the same rule.
+pub fn is_word_char(c: char) -> bool {
+    c.is_alphanumeric() || is_combining_mark(c)
+}
+
+/// Combining diacritical marks, the generic blocks (enough for trimming; not a full `\p{M}`).
+/// Vowel signs of Indic and other abugidas are `Other_Alphabetic`, so `is_alphanumeric`
+/// already keeps them.
+fn is_combining_mark(c: char) -> bool {
+    matches!(c as u32,
+        0x0300..=0x036F | 0x1AB0..=0x1AFF | 0x1DC0..=0x1DFF | 0x20D0..=0x20FF | 0xFE20..=0xFE2F)
+}
+
+/// The xxh3-64 hashes of the word `n`-grams of `text`, in order (Onion, Pomikálek 2011:
+/// n = 7 by default).
+///
+/// - `m >= n` words give `m - n + 1` hashes (repeats included, so shares count occurrences);
+/// - `1 <= m < n` words give ONE hash of all the words joined, so a short paragraph
+///   (a heading, a "Read more" line) deduplicates as a whole;
+/// - no words (or `n == 0`) give no hashes.
+pub fn shingle_hashes(text: &str, n: usize) -> Vec<u64> {
+    let words = normalized_words(text);
+    if words.is_empty() || n == 0 {
+        return Vec::new();
+    }
+    if words.len() < n {
+        return vec![xxh3_64(words.join(" ").as_bytes())];
+    }
+    let mut buf = String::new();
+    words
+        .windows(n)
+        .map(|gram| {
+            buf.clear();
+            for (i, w) in gram.iter().enumerate() {
+                if i > 0 {
+                    buf.push(' ');
+                }
+                buf.push_str(w);
+            }
+            xxh3_64(buf.as_bytes())
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalisation_lowercases_and_strips_edge_punctuation() {
+        assert_eq!(normalized_words("  \"Hello,  World!\" – don't (3.5) "), vec!["hello", "world", "don't", "3.5"]);
+    }
+
+    #[test]
+    fn ngram_count_and_hash_of_joined_words() {
+        let h = shingle_hashes("A b c d e f g h", 7);
+        assert_eq!(h.len(), 2);
+        assert_eq!(h[0], xxh3_64(b"a b c d e f g"));
+        assert_eq!(h[1], xxh3_64(b"b c d e f g h"));
+    }
+
+    #[test]
+    fn short_text_gives_one_hash_of_all_words() {
+        let h = shingle_hashes("Read more!", 7);
+        assert_eq!(h, vec![xxh3_64(b"read more")]);
+        assert_eq!(shingle_hashes("READ more", 7), h);
+    }
+
+    #[test]
+    fn empty_text_gives_no_hash() {
+        assert!(shingle_hashes("", 7).is_empty());
+        assert!(shingle_hashes("  – • ", 7).is_empty());
+        assert!(shingle_hashes("some words", 0).is_empty());
+    }
+
+    #[test]
+    fn exactly_n_words_gives_one_ngram() {
+        let h = shingle_hashes("one two three", 3);
+        assert_eq!(h, vec![xxh3_64(b"one two three")]);
+    }
+}

@@ -1,0 +1,168 @@
+//! Per-host domain learning. The principal type is [`DomainModel`]: what webcorpus learns about
+//! one host from a sample of its pages, stored per host (serde JSON in sled) and read by the
+//! per-site extractors through [`crate::extract::ExtractContext`].
+//!
+//! In the pipeline, the crawler keeps the first [`LearnParams::sample_size`] HTML pages of each
+//! host as [`SamplePage`]s; when the sample is full (or the host runs dry with at least
+//! [`LearnParams::min_sample`] pages) it calls [`learn::learn`], stores the model and extracts
+//! every page of the host with it (the sampled ones included), as GoldMiner does (Endrédy &
+//! Novák 2013, §III.A). A model holds two learned parts:
+//!
+//! * GoldMiner begin/end tag patterns around the article body ([`GoldMinerModel`]), absent when
+//!   the sample shows no pattern with enough support (the host then falls back to jusText);
+//! * StaDyNoT static noise keys ([`StaticNoiseModel`], Barua, Patel & Agrawal 2014, §3.1).
+
+pub mod learn;
+
+pub use crate::extract::goldminer::{GoldMinerModel, GoldMinerParams};
+pub use crate::extract::stadynot::{StaDyNoTParams, StaticNoiseModel};
+pub use learn::learn;
+
+use serde::{Deserialize, Serialize};
+use std::fmt::Write as _;
+
+/// Version of the serialised [`DomainModel`] format. A stored model with another version is
+/// stale: learn again (`webcorpus learn`).
+pub const MODEL_FORMAT_VERSION: u32 = 1;
+
+/// Characters of a static key or pattern shown by [`DomainModel::summary`] before it is cut.
+const SUMMARY_KEY_CHARS: usize = 100;
+
+/// A host's learned model (serde JSON in the store; `webcorpus stats --host H` prints
+/// [`DomainModel::summary`]).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct DomainModel {
+    /// [`MODEL_FORMAT_VERSION`] at learning time.
+    pub format_version: u32,
+    /// The host the sample came from (e.g. `www.example.com`).
+    pub host: String,
+    /// Number of sample pages the model was learned from.
+    pub pages_sampled: usize,
+    /// Stoplist language used for jusText during learning (e.g. "English"), if any.
+    pub language: Option<String>,
+    /// GoldMiner begin/end patterns (Endrédy & Novák 2013, §III); `None` when no pattern
+    /// reached the minimum support, and the host is extracted with jusText alone.
+    pub goldminer: Option<GoldMinerModel>,
+    /// StaDyNoT static noise keys (Barua et al. 2014, §3.1).
+    pub stadynot: StaticNoiseModel,
+}
+
+impl Default for DomainModel {
+    /// An empty model of the current format: no GoldMiner patterns, no static keys (what a host
+    /// with too small a sample gets).
+    fn default() -> Self {
+        DomainModel {
+            format_version: MODEL_FORMAT_VERSION,
+            host: String::new(),
+            pages_sampled: 0,
+            language: None,
+            goldminer: None,
+            stadynot: StaticNoiseModel::default(),
+        }
+    }
+}
+
+impl DomainModel {
+    /// A human-readable, multi-line description: host, sample, GoldMiner parent and patterns
+    /// with their support, and the static noise keys (each cut to 100 characters).
+    pub fn summary(&self) -> String {
+        let mut s = String::new();
+        let _ = writeln!(s, "host: {} (model format {})", self.host, self.format_version);
+        let _ = writeln!(s, "pages sampled: {}", self.pages_sampled);
+        let _ = writeln!(s, "language: {}", self.language.as_deref().unwrap_or("(none)"));
+        match &self.goldminer {
+            Some(g) => {
+                let _ = writeln!(
+                    s,
+                    "goldminer: support {} of {} pages used ({} repeated paragraphs reclassified bad)",
+                    g.support, g.pages_used, g.repeated_paragraphs
+                );
+                let _ = writeln!(s, "  parent: {}", truncate(&g.parent, 4 * SUMMARY_KEY_CHARS));
+                let _ = writeln!(s, "  begin:  {}  (on {} pages)", g.begin.join(" "), g.begin_support);
+                let _ = writeln!(s, "  end:    {}  (on {} pages)", g.end.join(" "), g.end_support);
+            }
+            None => {
+                let _ = writeln!(s, "goldminer: no pattern learned (jusText alone)");
+            }
+        }
+        let _ = writeln!(
+            s,
+            "stadynot: {} static noise keys (counted over {} pages)",
+            self.stadynot.keys.len(),
+            self.stadynot.pages
+        );
+        for k in &self.stadynot.keys {
+            let _ = writeln!(s, "  {}", truncate(k, SUMMARY_KEY_CHARS));
+        }
+        s
+    }
+}
+
+/// `s` cut to `max` characters, with an ellipsis when cut.
+fn truncate(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s.to_string(),
+    }
+}
+
+/// One page of a host's sample, as kept by the crawler.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SamplePage {
+    /// The page URL.
+    pub url: String,
+    /// The page's HTML, already decoded to text ([`crate::html::decode_html`]).
+    pub html: String,
+}
+
+/// Domain learning parameters: config section `[learn]`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LearnParams {
+    /// Pages sampled per host before learning (GoldMiner, Endrédy & Novák 2013, §III.A:
+    /// "a sample of some 100 pages"). Default 100.
+    pub sample_size: usize,
+    /// Fewest pages a host must have given when it runs dry for a model to be learned;
+    /// hosts with fewer pages are extracted with jusText alone. Default 10 (StaDyNoT learns
+    /// from 10 neighbour pages, Barua et al. 2014, §4).
+    pub min_sample: usize,
+    /// GoldMiner learning thresholds.
+    pub goldminer: GoldMinerParams,
+    /// StaDyNoT thresholds (static share, α, β).
+    pub stadynot: StaDyNoTParams,
+}
+
+impl Default for LearnParams {
+    fn default() -> Self {
+        LearnParams {
+            sample_size: 100,
+            min_sample: 10,
+            goldminer: GoldMinerParams::default(),
+            stadynot: StaDyNoTParams::default(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn learn_params_defaults_and_unknown_fields() {
+        let p: LearnParams = toml::from_str("").expect("empty section");
+        assert_eq!(p, LearnParams::default());
+        assert_eq!(p.sample_size, 100);
+        assert_eq!(p.min_sample, 10);
+        let p: LearnParams = toml::from_str("min_sample = 5\n[stadynot]\nalpha_chars = 40\n").expect("partial section");
+        assert_eq!(p.min_sample, 5);
+        assert_eq!(p.stadynot.alpha_chars, 40);
+        assert_eq!(p.stadynot.beta_link_fraction, 0.2);
+        assert!(toml::from_str::<LearnParams>("sample = 3").is_err());
+    }
+
+    #[test]
+    fn truncate_cuts_on_char_boundaries() {
+        assert_eq!(truncate("héllo", 2), "hé…");
+        assert_eq!(truncate("hé", 2), "hé");
+    }
+}

@@ -1,0 +1,7 @@
+//! Evaluation: how well an extractor's text matches human gold text, the measures the papers
+//! report (CleanEval word alignment for GoldMiner, bag of words for StaDyNoT). The stage sits
+//! beside the pipeline: `webcorpus eval` runs extractors over the datasets in
+//! `../shared/data` and scores them with [`metrics`].
+
+pub mod metrics;
+pub mod score;

@@ -1,0 +1,125 @@
+//! Extractors: the principal trait is [`Extractor`], which labels every text [`Block`] of a
+//! page ([`Label`]); [`ExtractorKind`] is the registry of extractors selectable by name from
+//! the CLI and config. Extraction is pure and synchronous; [`pipeline`] runs one page through
+//! decode → parse → segment → classify → paragraphs.
+//!
+//! Per-site extractors (GoldMiner, StaDyNoT) read the host's [`DomainModel`] from the
+//! [`ExtractContext`]; without one they fall back to jusText alone.
+
+pub mod files;
+pub mod goldminer;
+pub mod justext;
+pub mod pipeline;
+pub mod stadynot;
+pub mod stoplist;
+
+use crate::domain::DomainModel;
+use crate::html::Document;
+use crate::model::{Block, Label};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::str::FromStr;
+
+pub use justext::JusTextParams;
+pub use stoplist::Stoplist;
+
+/// Why an extractor produced no labels for a page. A page that yields nothing is a discard
+/// with this reason, never a crawl failure.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ExtractError {
+    /// GoldMiner: the learned begin or end pattern is not on the page (GoldMiner, Endrédy &
+    /// Novák 2013, §III.A: "pages without the pattern yield nothing").
+    #[error("the learned {which} pattern is not on the page")]
+    PatternNotFound {
+        /// "begin" or "end".
+        which: &'static str,
+    },
+    /// An extractor returned a label count that does not match the block count (a bug).
+    #[error("extractor {extractor} returned {labels} labels for {blocks} blocks")]
+    LabelCount {
+        /// Extractor name.
+        extractor: &'static str,
+        /// Labels returned.
+        labels: usize,
+        /// Blocks given.
+        blocks: usize,
+    },
+}
+
+/// What an extractor may read besides the page: the stoplist, jusText's parameters and the
+/// host's learned model.
+pub struct ExtractContext<'a> {
+    /// Stopwords of the page's language (may be empty: language-independent jusText).
+    pub stoplist: &'a Stoplist,
+    /// jusText thresholds.
+    pub justext: &'a JusTextParams,
+    /// The host's learned model, if one has been learned.
+    pub model: Option<&'a DomainModel>,
+}
+
+/// A block labeller. Implementations are pure: same input, same labels.
+pub trait Extractor: Send + Sync {
+    /// The registry name (`justext`, `goldminer`, ...).
+    fn name(&self) -> &'static str;
+    /// Exactly one label per block, in order.
+    ///
+    /// # Errors
+    /// [`ExtractError`] when the page yields nothing for a stated reason.
+    fn classify(&self, doc: &Document, blocks: &[Block], ctx: &ExtractContext<'_>) -> Result<Vec<Label>, ExtractError>;
+}
+
+/// The extractor registry: every extractor selectable by name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum ExtractorKind {
+    /// The crawl's default: StaDyNoT static-noise removal, GoldMiner cut, then jusText, when a
+    /// model is learned; jusText alone otherwise.
+    #[default]
+    Default,
+    /// jusText (Pomikálek 2011).
+    #[serde(rename = "justext")]
+    JusText,
+    /// GoldMiner (Endrédy & Novák 2013): learned begin/end cut, then jusText.
+    #[serde(rename = "goldminer")]
+    GoldMiner,
+    /// StaDyNoT (Uzun et al. 2014): static + dynamic noise tags removed.
+    #[serde(rename = "stadynot")]
+    StaDyNoT,
+}
+
+impl ExtractorKind {
+    /// All kinds, in the order the CLI lists them.
+    pub const ALL: [ExtractorKind; 4] =
+        [ExtractorKind::Default, ExtractorKind::JusText, ExtractorKind::GoldMiner, ExtractorKind::StaDyNoT];
+
+    /// The registry name.
+    pub fn name(self) -> &'static str {
+        match self {
+            ExtractorKind::Default => "default",
+            ExtractorKind::JusText => "justext",
+            ExtractorKind::GoldMiner => "goldminer",
+            ExtractorKind::StaDyNoT => "stadynot",
+        }
+    }
+
+    /// True for extractors that need a learned [`DomainModel`] to do more than jusText.
+    pub fn uses_model(self) -> bool {
+        !matches!(self, ExtractorKind::JusText)
+    }
+}
+
+impl fmt::Display for ExtractorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for ExtractorKind {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        ExtractorKind::ALL.into_iter().find(|k| k.name() == s).ok_or_else(|| {
+            let names: Vec<&str> = ExtractorKind::ALL.iter().map(|k| k.name()).collect();
+            format!("unknown extractor `{s}`; known: {}", names.join(", "))
+        })
+    }
+}

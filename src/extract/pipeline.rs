@@ -1,0 +1,117 @@
+//! The page pipeline: decoded HTML → [`Document`] → blocks → labels → [`Paragraph`]s, for one
+//! page and one [`ExtractorKind`]. Used by the crawler (off the async runtime), by
+//! `webcorpus extract` and by evaluation, so every entry point extracts the same way.
+//!
+//! The default pipeline, when the host has a learned [`DomainModel`]: StaDyNoT static noise
+//! keys mark repeated template blocks; the GoldMiner begin/end cut (Endrédy & Novák 2013,
+//! §III.A) limits the page to the learned stretch, where jusText classifies paragraphs; a
+//! block is kept when GoldMiner/jusText keep it and it is not static noise. Without a model it
+//! is jusText alone (a host below `min_sample` pages, or a single page).
+
+use crate::domain::DomainModel;
+use crate::extract::goldminer::GoldMiner;
+use crate::extract::justext::{JusText, JusTextParams};
+use crate::extract::stadynot::{self, StaDyNoT, StaDyNoTParams};
+use crate::extract::stoplist::stoplist_for;
+use crate::extract::{ExtractContext, ExtractError, Extractor, ExtractorKind};
+use crate::html::{segment, Document};
+use crate::model::{Block, Label, Paragraph};
+
+/// What every extractor needs besides the page: language and thresholds.
+#[derive(Debug, Clone, Default)]
+pub struct ExtractSettings {
+    /// Stoplist language (e.g. "English"); `None` = detect per page (or use the model's).
+    pub language: Option<String>,
+    /// jusText thresholds.
+    pub justext: JusTextParams,
+    /// StaDyNoT thresholds.
+    pub stadynot: StaDyNoTParams,
+}
+
+/// The result of extracting one page.
+#[derive(Debug, Clone)]
+pub struct PageExtraction {
+    /// `<title>` text.
+    pub title: Option<String>,
+    /// Stoplist language used, if any.
+    pub language: Option<String>,
+    /// The extractor's registry name.
+    pub extractor: &'static str,
+    /// Kept paragraphs, in page order.
+    pub paragraphs: Vec<Paragraph>,
+    /// Number of blocks on the page.
+    pub blocks: usize,
+}
+
+/// Parse `html` and extract it (see [`extract_document`]).
+pub fn extract_html(
+    html: &str,
+    kind: ExtractorKind,
+    model: Option<&DomainModel>,
+    settings: &ExtractSettings,
+) -> Result<PageExtraction, ExtractError> {
+    let doc = Document::parse(html);
+    let blocks = segment(&doc);
+    extract_document(&doc, &blocks, kind, model, settings)
+}
+
+/// Label `blocks` of `doc` with extractor `kind` and return the kept paragraphs.
+///
+/// # Errors
+/// [`ExtractError`] when the page yields nothing for a stated reason (e.g. the learned
+/// GoldMiner pattern is absent).
+pub fn extract_document(
+    doc: &Document,
+    blocks: &[Block],
+    kind: ExtractorKind,
+    model: Option<&DomainModel>,
+    settings: &ExtractSettings,
+) -> Result<PageExtraction, ExtractError> {
+    let language = settings.language.as_deref().or(model.and_then(|m| m.language.as_deref()));
+    let sample: String = blocks.iter().take(200).map(|b| b.text.as_str()).collect::<Vec<_>>().join(" ");
+    let stoplist = stoplist_for(language, &sample);
+    let ctx = ExtractContext { stoplist: &stoplist, justext: &settings.justext, model };
+    let labels = match kind {
+        ExtractorKind::JusText => JusText.classify(doc, blocks, &ctx)?,
+        ExtractorKind::GoldMiner => GoldMiner.classify(doc, blocks, &ctx)?,
+        ExtractorKind::StaDyNoT => StaDyNoT::new(settings.stadynot.clone()).classify(doc, blocks, &ctx)?,
+        ExtractorKind::Default => default_labels(doc, blocks, &ctx, &settings.stadynot)?,
+    };
+    if labels.len() != blocks.len() {
+        return Err(ExtractError::LabelCount { extractor: kind.name(), labels: labels.len(), blocks: blocks.len() });
+    }
+    let paragraphs = blocks
+        .iter()
+        .zip(&labels)
+        .filter(|(_, l)| l.is_good())
+        .map(|(b, _)| Paragraph { kind: b.kind, text: b.text.clone() })
+        .collect();
+    Ok(PageExtraction {
+        title: doc.title.clone(),
+        language: stoplist.language.clone(),
+        extractor: kind.name(),
+        paragraphs,
+        blocks: blocks.len(),
+    })
+}
+
+/// The default pipeline's labels: GoldMiner (cut + jusText) minus StaDyNoT static noise.
+fn default_labels(
+    doc: &Document,
+    blocks: &[Block],
+    ctx: &ExtractContext<'_>,
+    params: &StaDyNoTParams,
+) -> Result<Vec<Label>, ExtractError> {
+    let mut labels = GoldMiner.classify(doc, blocks, ctx)?;
+    if let Some(model) = ctx.model {
+        let noise = stadynot::noise_nodes(doc, Some(&model.stadynot), params, false);
+        if !noise.is_empty() {
+            for (label, is_noise) in labels.iter_mut().zip(stadynot::noise_labels(doc, blocks, &noise)) {
+                if is_noise {
+                    *label = Label::Bad;
+                }
+            }
+        }
+    }
+    Ok(labels)
+}

@@ -1,0 +1,576 @@
+//! StaDyNoT (Barua, Patel & Agrawal 2014, §3): removal of static and dynamic noise tags. The
+//! principal types are [`StaticNoiseModel`] (the static noise keys learned from a host's sample,
+//! part of the [`DomainModel`](crate::domain::DomainModel)) and the [`StaDyNoT`] extractor, which
+//! labels every block under a noise tag bad and every other block good (StaDyNoT outputs the
+//! cleaned page; it has no jusText step).
+//!
+//! * **Static noise** (§3.1): every element gives the key `tag:attributes:text`; a key found on
+//!   every page of the sample (share ≥ [`StaDyNoTParams::static_min_share`]) is static noise.
+//!   Our reading of the key: `attributes` = all attributes, sorted by name, as `name="value"`
+//!   joined by spaces; `text` = the element's whole text content, whitespace collapsed, so a
+//!   container of changing text never matches. `html`, `body`, the head, elements the segmenter
+//!   skips (script, style, ...) and elements without text are not keyed: they carry no text of
+//!   their own, and removing them would not change the output.
+//! * **Dynamic noise** (§3.2): candidates are the least common ancestors of the links (`<a
+//!   href>`): our reading is the LCA of each pair of consecutive links in document order
+//!   (links inside static noise are left out). `p`, `body` and `html` are never noise (the paper
+//!   exempts `p`; removing the body would empty the page). Candidates are judged bottom-up
+//!   (deepest first), and text already marked as noise is not counted for a higher candidate,
+//!   so an ancestor that holds the article is not removed because of the link lists inside it.
+//!   A candidate is noise when its non-link text is shorter than α characters, or its link
+//!   fraction (link characters / all characters) exceeds β. Characters are counted on each
+//!   text node with whitespace collapsed.
+//! * **Post-processing** (§3.3) removes the non-informative tags [`NON_INFORMATIVE_TAGS`].
+//!   Deviation: a `<form>` holding more than half of the page's text stays (ASP.NET pages wrap
+//!   the whole body in one form).
+
+use crate::extract::{ExtractContext, ExtractError, Extractor};
+use crate::html::segment::is_skipped_tag;
+use crate::html::{collapse_whitespace, Document};
+use crate::model::{Block, Label};
+use ego_tree::iter::Edge;
+use ego_tree::{NodeId, NodeRef};
+use scraper::node::Element;
+use scraper::Node;
+use serde::{Deserialize, Serialize};
+use std::collections::{HashMap, HashSet};
+use std::fmt::Write as _;
+use std::sync::OnceLock;
+use xxhash_rust::xxh3::xxh3_64;
+
+/// Tags removed in post-processing (§3.3, "non-informative formatting tags").
+pub const NON_INFORMATIVE_TAGS: &[&str] = &[
+    "img", "link", "script", "style", "noscript", "embed", "object", "param", "form", "input", "caption", "meta",
+    "textarea",
+];
+
+/// StaDyNoT thresholds: config section `[learn.stadynot]`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct StaDyNoTParams {
+    /// α: a dynamic-noise candidate with fewer non-link characters (spaces included) is noise
+    /// (§3.2). Default 50.
+    pub alpha_chars: usize,
+    /// β: a dynamic-noise candidate whose link fraction exceeds this is noise (§3.2; the paper
+    /// prints "20", read as 0.20). Default 0.2.
+    pub beta_link_fraction: f64,
+    /// Least share of the sample's pages a key must occur on to be static noise (§3.1: "equals
+    /// the number of neighbor pages", i.e. 1.0). Default 1.0.
+    pub static_min_share: f64,
+}
+
+impl Default for StaDyNoTParams {
+    fn default() -> Self {
+        StaDyNoTParams { alpha_chars: 50, beta_link_fraction: 0.2, static_min_share: 1.0 }
+    }
+}
+
+/// Static noise keys learned from a host's sample (§3.1).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct StaticNoiseModel {
+    /// The keys `tag:attributes:text`, sorted.
+    pub keys: Vec<String>,
+    /// Pages of the sample the keys were counted over.
+    pub pages: usize,
+    /// xxh3 of each key, built on first use.
+    #[serde(skip)]
+    lookup: OnceLock<HashSet<u64>>,
+}
+
+impl StaticNoiseModel {
+    /// A model from its keys (sorted here).
+    pub fn new(mut keys: Vec<String>, pages: usize) -> StaticNoiseModel {
+        keys.sort();
+        keys.dedup();
+        StaticNoiseModel { keys, pages, lookup: OnceLock::new() }
+    }
+
+    /// True when `key` is a static noise key (hash lookup, built lazily).
+    pub fn contains(&self, key: &str) -> bool {
+        self.hashes().contains(&xxh3_64(key.as_bytes()))
+    }
+
+    fn hashes(&self) -> &HashSet<u64> {
+        self.lookup.get_or_init(|| self.keys.iter().map(|k| xxh3_64(k.as_bytes())).collect())
+    }
+}
+
+/// Learn the static noise keys from a host's sample pages (§3.1).
+pub fn learn_static(docs: &[Document], params: &StaDyNoTParams) -> StaticNoiseModel {
+    // Count pages per key hash, then keep the strings of the keys that pass the threshold.
+    let mut counts: HashMap<u64, usize> = HashMap::new();
+    for doc in docs {
+        let mut seen: HashSet<u64> = HashSet::new();
+        for_each_key(doc, |_, key| {
+            seen.insert(xxh3_64(key.as_bytes()));
+        });
+        for h in seen {
+            *counts.entry(h).or_default() += 1;
+        }
+    }
+    let need = ((params.static_min_share * docs.len() as f64).ceil() as usize).max(1);
+    let mut keys: HashSet<String> = HashSet::new();
+    if !docs.is_empty() {
+        for doc in docs {
+            for_each_key(doc, |_, key| {
+                if counts.get(&xxh3_64(key.as_bytes())).is_some_and(|&n| n >= need) && !keys.contains(key) {
+                    keys.insert(key.to_string());
+                }
+            });
+        }
+    }
+    StaticNoiseModel::new(keys.into_iter().collect(), docs.len())
+}
+
+/// Call `f(node, key)` for every keyed element of the page (see the module doc).
+fn for_each_key(doc: &Document, mut f: impl FnMut(NodeId, &str)) {
+    // One text buffer per open element; a closing element's text is appended to its parent's.
+    let mut stack: Vec<String> = vec![String::new()];
+    let mut skipping: Option<NodeId> = None;
+    for edge in doc.html.tree.root().traverse() {
+        match edge {
+            Edge::Open(node) => {
+                if skipping.is_some() {
+                    continue;
+                }
+                match node.value() {
+                    Node::Element(el) if is_skipped_tag(el.name()) || NON_INFORMATIVE_TAGS.contains(&el.name()) => {
+                        skipping = Some(node.id());
+                    }
+                    Node::Element(_) => stack.push(String::new()),
+                    Node::Text(t) => {
+                        if let Some(top) = stack.last_mut() {
+                            top.push_str(t);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            Edge::Close(node) => {
+                if let Some(id) = skipping {
+                    if id == node.id() {
+                        skipping = None;
+                    }
+                    continue;
+                }
+                let Node::Element(el) = node.value() else {
+                    continue;
+                };
+                let raw = stack.pop().unwrap_or_default();
+                if let Some(parent) = stack.last_mut() {
+                    parent.push_str(&raw);
+                    // Keep a separator so words of adjacent blocks do not merge.
+                    parent.push(' ');
+                }
+                if matches!(el.name(), "html" | "body") {
+                    continue;
+                }
+                let text = collapse_whitespace(&raw);
+                if !text.is_empty() {
+                    f(node.id(), &static_key(el, &text));
+                }
+            }
+        }
+    }
+}
+
+/// The key `tag:attributes:text` of an element (§3.1).
+fn static_key(el: &Element, text: &str) -> String {
+    let mut attrs: Vec<(&str, &str)> = el.attrs().collect();
+    attrs.sort();
+    let mut key = format!("{}:", el.name());
+    for (i, (name, value)) in attrs.iter().enumerate() {
+        if i > 0 {
+            key.push(' ');
+        }
+        let _ = write!(key, "{name}=\"{}\"", collapse_whitespace(value));
+    }
+    key.push(':');
+    key.push_str(text);
+    key
+}
+
+/// The noise nodes of a page: static noise (when `model` is given), dynamic noise (when
+/// `dynamic`), and the non-informative tags of the post-processing step (§3.1–3.3). Each
+/// returned node is noise with its whole subtree.
+pub fn noise_nodes(
+    doc: &Document,
+    model: Option<&StaticNoiseModel>,
+    params: &StaDyNoTParams,
+    dynamic: bool,
+) -> HashSet<NodeId> {
+    let mut noise: HashSet<NodeId> = HashSet::new();
+    // 1. Static noise tags.
+    if let Some(model) = model.filter(|m| !m.keys.is_empty()) {
+        for_each_key(doc, |id, key| {
+            if model.contains(key) {
+                noise.insert(id);
+            }
+        });
+    }
+    // 2. Dynamic noise tags.
+    if dynamic {
+        mark_dynamic(doc, params, &mut noise);
+    }
+    // 3. Non-informative tags.
+    let root = doc.html.tree.root();
+    let total = text_stats(root, &HashSet::new()).total;
+    for node in root.descendants() {
+        let Some(el) = node.value().as_element() else {
+            continue;
+        };
+        if NON_INFORMATIVE_TAGS.contains(&el.name()) {
+            if el.name() == "form" && text_stats(node, &noise).total * 2 > total {
+                continue;
+            }
+            noise.insert(node.id());
+        }
+    }
+    noise
+}
+
+/// Mark the dynamic noise tags (§3.2; our reading of the candidates is in the module doc).
+fn mark_dynamic(doc: &Document, params: &StaDyNoTParams, noise: &mut HashSet<NodeId>) {
+    let root = doc.html.tree.root();
+    let links: Vec<NodeRef<'_, Node>> = root
+        .descendants()
+        .filter(|n| n.value().as_element().is_some_and(|e| e.name() == "a" && e.attr("href").is_some()))
+        .filter(|n| !covered(*n, noise))
+        .collect();
+    let chain = |n: NodeRef<'_, Node>| -> Vec<NodeId> {
+        let mut v: Vec<NodeId> = n.ancestors().map(|a| a.id()).collect();
+        v.reverse();
+        v.push(n.id());
+        v
+    };
+    let mut candidates: HashMap<NodeId, usize> = HashMap::new();
+    let mut prev: Option<Vec<NodeId>> = None;
+    for link in links {
+        let this = chain(link);
+        if let Some(p) = &prev {
+            let depth = p.iter().zip(&this).take_while(|(a, b)| a == b).count();
+            if depth > 0 {
+                candidates.insert(this[depth - 1], depth);
+            }
+        }
+        prev = Some(this);
+    }
+    let mut ordered: Vec<(NodeId, usize)> = candidates.into_iter().collect();
+    // Deepest first; ties in tree order are irrelevant (equal-depth nodes are disjoint).
+    ordered.sort_by_key(|c| std::cmp::Reverse(c.1));
+    for (id, _) in ordered {
+        let Some(node) = doc.html.tree.get(id) else {
+            continue;
+        };
+        let Some(el) = node.value().as_element() else {
+            continue;
+        };
+        if matches!(el.name(), "p" | "body" | "html") || covered(node, noise) {
+            continue;
+        }
+        let s = text_stats(node, noise);
+        let non_link = s.total - s.link;
+        let fraction = if s.total == 0 { 1.0 } else { s.link as f64 / s.total as f64 };
+        if non_link < params.alpha_chars || fraction > params.beta_link_fraction {
+            noise.insert(id);
+        }
+    }
+}
+
+/// True when `node` or one of its ancestors is noise.
+fn covered(node: NodeRef<'_, Node>, noise: &HashSet<NodeId>) -> bool {
+    noise.contains(&node.id()) || node.ancestors().any(|a| noise.contains(&a.id()))
+}
+
+/// Characters of text under a node: all, and inside links.
+struct TextStats {
+    total: usize,
+    link: usize,
+}
+
+/// Text characters under `node` (whitespace collapsed per text node), not counting subtrees
+/// in `noise` or skipped by the segmenter.
+fn text_stats(node: NodeRef<'_, Node>, noise: &HashSet<NodeId>) -> TextStats {
+    let mut s = TextStats { total: 0, link: 0 };
+    let mut skipping: Option<NodeId> = None;
+    let mut links = 0usize;
+    for edge in node.traverse() {
+        match edge {
+            Edge::Open(n) => {
+                if skipping.is_some() {
+                    continue;
+                }
+                match n.value() {
+                    Node::Element(el) => {
+                        if (n.id() != node.id() && noise.contains(&n.id())) || is_skipped_tag(el.name()) {
+                            skipping = Some(n.id());
+                        } else if el.name() == "a" {
+                            links += 1;
+                        }
+                    }
+                    Node::Text(t) => {
+                        let c = collapsed_chars(t);
+                        s.total += c;
+                        if links > 0 {
+                            s.link += c;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            Edge::Close(n) => {
+                if let Some(id) = skipping {
+                    if id == n.id() {
+                        skipping = None;
+                    }
+                    continue;
+                }
+                if n.value().as_element().is_some_and(|e| e.name() == "a") {
+                    links = links.saturating_sub(1);
+                }
+            }
+        }
+    }
+    s
+}
+
+/// Characters of a text node with whitespace collapsed (a boundary space counts as one).
+fn collapsed_chars(t: &str) -> usize {
+    let mut n = 0;
+    let mut space = false;
+    for c in t.chars() {
+        if c.is_whitespace() {
+            space = true;
+        } else {
+            if space {
+                n += 1;
+                space = false;
+            }
+            n += 1;
+        }
+    }
+    n
+}
+
+/// Every node inside a noise subtree (the noise nodes included).
+fn covered_nodes(doc: &Document, noise: &HashSet<NodeId>) -> HashSet<NodeId> {
+    let mut out = HashSet::new();
+    let mut inside: Option<NodeId> = None;
+    for edge in doc.html.tree.root().traverse() {
+        match edge {
+            Edge::Open(n) => {
+                if inside.is_none() && noise.contains(&n.id()) {
+                    inside = Some(n.id());
+                }
+                if inside.is_some() {
+                    out.insert(n.id());
+                }
+            }
+            Edge::Close(n) => {
+                if inside == Some(n.id()) {
+                    inside = None;
+                }
+            }
+        }
+    }
+    out
+}
+
+/// One flag per block, true when the block is noise: its element is inside a noise subtree, or
+/// most of its characters come from text nodes inside one.
+pub fn noise_labels(doc: &Document, blocks: &[Block], noise: &HashSet<NodeId>) -> Vec<bool> {
+    let covered = covered_nodes(doc, noise);
+    blocks
+        .iter()
+        .map(|b| {
+            if covered.contains(&b.element) {
+                return true;
+            }
+            let (mut all, mut inside) = (0usize, 0usize);
+            for id in &b.text_nodes {
+                let c =
+                    doc.html.tree.get(*id).and_then(|n| n.value().as_text().map(|t| collapsed_chars(t))).unwrap_or(0);
+                all += c;
+                if covered.contains(id) {
+                    inside += c;
+                }
+            }
+            inside * 2 > all
+        })
+        .collect()
+}
+
+/// The cleaned page (§3.3: StaDyNoT outputs HTML): the document serialised without the noise
+/// subtrees, comments and doctype.
+pub fn cleaned_html(doc: &Document, noise: &HashSet<NodeId>) -> String {
+    let mut out = String::new();
+    let mut skipping: Option<NodeId> = None;
+    for edge in doc.html.tree.root().traverse() {
+        match edge {
+            Edge::Open(n) => {
+                if skipping.is_some() {
+                    continue;
+                }
+                if noise.contains(&n.id()) {
+                    skipping = Some(n.id());
+                    continue;
+                }
+                match n.value() {
+                    Node::Element(el) => {
+                        out.push('<');
+                        out.push_str(el.name());
+                        for (name, value) in el.attrs() {
+                            let _ = write!(out, " {name}=\"{}\"", escape(value, true));
+                        }
+                        out.push('>');
+                    }
+                    Node::Text(t) => {
+                        let raw = n
+                            .parent()
+                            .and_then(|p| p.value().as_element().map(|e| matches!(e.name(), "script" | "style")));
+                        if raw == Some(true) {
+                            out.push_str(t);
+                        } else {
+                            out.push_str(&escape(t, false));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            Edge::Close(n) => {
+                if let Some(id) = skipping {
+                    if id == n.id() {
+                        skipping = None;
+                    }
+                    continue;
+                }
+                if let Some(el) = n.value().as_element() {
+                    if !matches!(
+                        el.name(),
+                        "area"
+                            | "base"
+                            | "br"
+                            | "col"
+                            | "embed"
+                            | "hr"
+                            | "img"
+                            | "input"
+                            | "link"
+                            | "meta"
+                            | "param"
+                            | "source"
+                            | "track"
+                            | "wbr"
+                    ) {
+                        let _ = write!(out, "</{}>", el.name());
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// HTML-escape text (`&`, `<`, `>`) or an attribute value (`&`, `"`).
+fn escape(s: &str, attribute: bool) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' if !attribute => out.push_str("&lt;"),
+            '>' if !attribute => out.push_str("&gt;"),
+            '"' if attribute => out.push_str("&quot;"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// The StaDyNoT extractor: blocks under static or dynamic noise tags (or non-informative tags)
+/// are bad, all others good. With no model, dynamic noise only.
+#[derive(Debug, Clone, Default)]
+pub struct StaDyNoT {
+    /// α and β for the dynamic noise tags.
+    pub params: StaDyNoTParams,
+}
+
+impl StaDyNoT {
+    /// The extractor with the given thresholds.
+    pub fn new(params: StaDyNoTParams) -> StaDyNoT {
+        StaDyNoT { params }
+    }
+}
+
+impl Extractor for StaDyNoT {
+    fn name(&self) -> &'static str {
+        "stadynot"
+    }
+
+    fn classify(&self, doc: &Document, blocks: &[Block], ctx: &ExtractContext<'_>) -> Result<Vec<Label>, ExtractError> {
+        let noise = noise_nodes(doc, ctx.model.map(|m| &m.stadynot), &self.params, true);
+        Ok(noise_labels(doc, blocks, &noise).into_iter().map(|n| if n { Label::Bad } else { Label::Good }).collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::html::segment;
+
+    fn page(n: usize) -> String {
+        format!(
+            "<html><head><title>T{n}</title></head><body>\
+             <div id=nav><a href=/>Home</a> | <a href=/about>About us</a></div>\
+             <div id=main><h1>Story {n}</h1>\
+             <p>This is the article text of story {n}, long enough to be kept by anyone who reads it, \
+             with one <a href=/x>inline link</a> in a sentence that goes on for a while.</p>\
+             <ul class=related><li><a href=/r{n}a>Related story A {n}</a></li><li><a href=/r{n}b>Related B {n}</a></li></ul>\
+             </div><div id=footer>© 2014 The Paper. All rights reserved.</div></body></html>"
+        )
+    }
+
+    #[test]
+    fn static_keys_are_the_repeated_elements() {
+        let docs: Vec<Document> = (1..=5).map(|n| Document::parse(&page(n))).collect();
+        let model = learn_static(&docs, &StaDyNoTParams::default());
+        assert_eq!(model.pages, 5);
+        assert!(model.contains("div:id=\"footer\":© 2014 The Paper. All rights reserved."), "{:?}", model.keys);
+        assert!(model.contains("a:href=\"/about\":About us"));
+        assert!(!model.keys.iter().any(|k| k.contains("Story")), "{:?}", model.keys);
+        // The lookup survives a serde round trip.
+        let back: StaticNoiseModel = serde_json::from_str(&serde_json::to_string(&model).expect("ser")).expect("de");
+        assert!(back.contains("a:href=\"/about\":About us"));
+    }
+
+    #[test]
+    fn dynamic_noise_removes_link_lists_but_keeps_the_article() {
+        let doc = Document::parse(&page(7));
+        let noise = noise_nodes(&doc, None, &StaDyNoTParams::default(), true);
+        let blocks = segment(&doc);
+        let flags = noise_labels(&doc, &blocks, &noise);
+        let kept: Vec<&str> = blocks.iter().zip(&flags).filter(|(_, n)| !**n).map(|(b, _)| b.text.as_str()).collect();
+        assert!(kept.iter().any(|t| t.starts_with("This is the article text of story 7")), "{kept:?}");
+        assert!(kept.contains(&"Story 7"), "{kept:?}");
+        assert!(!kept.iter().any(|t| t.contains("Related")), "{kept:?}");
+        assert!(!kept.iter().any(|t| t.contains("About us")), "{kept:?}");
+        let html = cleaned_html(&doc, &noise);
+        assert!(html.contains("article text of story 7") && !html.contains("Related"), "{html}");
+    }
+
+    #[test]
+    fn static_and_dynamic_together() {
+        let docs: Vec<Document> = (1..=5).map(|n| Document::parse(&page(n))).collect();
+        let model = learn_static(&docs, &StaDyNoTParams::default());
+        let doc = Document::parse(&page(9));
+        let noise = noise_nodes(&doc, Some(&model), &StaDyNoTParams::default(), true);
+        let blocks = segment(&doc);
+        let kept: Vec<String> = blocks
+            .iter()
+            .zip(noise_labels(&doc, &blocks, &noise))
+            .filter(|(_, n)| !n)
+            .map(|(b, _)| b.text.clone())
+            .collect();
+        assert!(!kept.iter().any(|t| t.contains("All rights reserved")), "{kept:?}");
+        assert!(kept.iter().any(|t| t.contains("article text of story 9")), "{kept:?}");
+    }
+}

@@ -1,0 +1,375 @@
+//! Stoplists: the principal type is [`Stoplist`], the stopword set that jusText's
+//! stopword-density rule reads (Pomikálek 2011, §3.2). It sits between page decoding and
+//! extraction: the crawler picks one per page with [`stoplist_for`] (a fixed language from the
+//! config, or the language detected by `whatlang` from the page text) and hands it to the
+//! extractors through [`ExtractContext`](crate::extract::ExtractContext).
+//!
+//! The lists are jusText's own files (BSD licence), kept in `stoplists/` for the 56 languages
+//! `whatlang` 0.16 can detect, and embedded in the binary with `include_str!`, so the program
+//! runs from any directory. Each list is parsed at most once per process ([`load_shared`]).
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// Why a stoplist could not be loaded.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StoplistError {
+    /// No embedded stoplist has this name or code.
+    #[error("no stoplist for language `{language}` (known: {known})")]
+    UnknownLanguage {
+        /// The name asked for.
+        language: String,
+        /// The known names, comma-separated.
+        known: String,
+    },
+}
+
+/// A stopword set. Words are stored lower-cased; lookups lower-case the word, as jusText does
+/// (`word.lower() in stoplist`). An empty stoplist puts jusText in its language-independent
+/// mode.
+#[derive(Debug, Clone, Default)]
+pub struct Stoplist {
+    /// Language name, as the stoplist file stem (e.g. "English"); `None` for the empty list or
+    /// a custom one.
+    pub language: Option<String>,
+    words: HashSet<String>,
+}
+
+impl Stoplist {
+    /// The empty stoplist (jusText's language-independent mode).
+    pub fn empty() -> Stoplist {
+        Stoplist::default()
+    }
+
+    /// A stoplist from custom words (lower-cased, blank lines skipped).
+    pub fn from_words<I, S>(language: Option<String>, words: I) -> Stoplist
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        let words = words.into_iter().map(|w| w.as_ref().trim().to_lowercase()).filter(|w| !w.is_empty()).collect();
+        Stoplist { language, words }
+    }
+
+    /// Parse the embedded stoplist of `language`: a file stem such as `"English"` or
+    /// `"Norwegian_Bokmal"` (case-insensitive, a space may stand for `_`), or an ISO 639-1 or
+    /// 639-3 code (`"en"`, `"eng"`). Parses on every call; [`load_shared`] caches.
+    ///
+    /// # Errors
+    /// [`StoplistError::UnknownLanguage`] when no embedded list matches.
+    pub fn load(language: &str) -> Result<Stoplist, StoplistError> {
+        let entry = find_entry(language).ok_or_else(|| unknown(language))?;
+        Ok(Stoplist::from_words(Some(entry.name.to_string()), entry.words.lines()))
+    }
+
+    /// True when `word` (any case) is in the list. Allocates only for words with upper-case
+    /// letters.
+    pub fn is_stopword(&self, word: &str) -> bool {
+        if self.words.is_empty() {
+            return false;
+        }
+        if word.chars().any(char::is_uppercase) {
+            self.words.contains(&word.to_lowercase())
+        } else {
+            self.words.contains(word)
+        }
+    }
+
+    /// Number of whitespace-separated words of `text` that are stopwords (jusText's
+    /// `stopwords_count`).
+    pub fn count_in(&self, text: &str) -> usize {
+        if self.words.is_empty() {
+            return 0;
+        }
+        text.split_whitespace().filter(|w| self.is_stopword(w)).count()
+    }
+
+    /// Number of words in the list.
+    pub fn len(&self) -> usize {
+        self.words.len()
+    }
+
+    /// True for the empty list (language-independent mode).
+    pub fn is_empty(&self) -> bool {
+        self.words.is_empty()
+    }
+}
+
+/// One embedded stoplist with the codes that name it.
+struct Entry {
+    /// File stem in `stoplists/`.
+    name: &'static str,
+    /// ISO 639-1 code.
+    iso1: &'static str,
+    /// ISO 639-3 code, as `whatlang::Lang::code` spells it.
+    iso3: &'static str,
+    /// The file contents.
+    words: &'static str,
+}
+
+macro_rules! stoplists {
+    ($(($name:literal, $iso1:literal, $iso3:literal)),* $(,)?) => {
+        &[$(Entry {
+            name: $name,
+            iso1: $iso1,
+            iso3: $iso3,
+            words: include_str!(concat!("../../stoplists/", $name, ".txt")),
+        }),*]
+    };
+}
+
+/// The embedded lists: every jusText stoplist whose language `whatlang` 0.16 detects.
+static STOPLISTS: &[Entry] = stoplists![
+    ("Afrikaans", "af", "afr"),
+    ("Arabic", "ar", "ara"),
+    ("Armenian", "hy", "hye"),
+    ("Azerbaijani", "az", "aze"),
+    ("Belarusian", "be", "bel"),
+    ("Bengali", "bn", "ben"),
+    ("Bulgarian", "bg", "bul"),
+    ("Catalan", "ca", "cat"),
+    ("Croatian", "hr", "hrv"),
+    ("Czech", "cs", "ces"),
+    ("Danish", "da", "dan"),
+    ("Dutch", "nl", "nld"),
+    ("English", "en", "eng"),
+    ("Esperanto", "eo", "epo"),
+    ("Estonian", "et", "est"),
+    ("Finnish", "fi", "fin"),
+    ("French", "fr", "fra"),
+    ("Georgian", "ka", "kat"),
+    ("German", "de", "deu"),
+    ("Greek", "el", "ell"),
+    ("Gujarati", "gu", "guj"),
+    ("Hebrew", "he", "heb"),
+    ("Hindi", "hi", "hin"),
+    ("Hungarian", "hu", "hun"),
+    ("Indonesian", "id", "ind"),
+    ("Italian", "it", "ita"),
+    ("Javanese", "jv", "jav"),
+    ("Kannada", "kn", "kan"),
+    ("Korean", "ko", "kor"),
+    ("Latin", "la", "lat"),
+    ("Latvian", "lv", "lav"),
+    ("Lithuanian", "lt", "lit"),
+    ("Macedonian", "mk", "mkd"),
+    ("Malayalam", "ml", "mal"),
+    ("Marathi", "mr", "mar"),
+    ("Nepali", "ne", "nep"),
+    ("Norwegian_Bokmal", "nb", "nob"),
+    ("Persian", "fa", "pes"),
+    ("Polish", "pl", "pol"),
+    ("Portuguese", "pt", "por"),
+    ("Romanian", "ro", "ron"),
+    ("Russian", "ru", "rus"),
+    ("Serbian", "sr", "srp"),
+    ("Slovak", "sk", "slk"),
+    ("Slovenian", "sl", "slv"),
+    ("Spanish", "es", "spa"),
+    ("Swedish", "sv", "swe"),
+    ("Tagalog", "tl", "tgl"),
+    ("Tamil", "ta", "tam"),
+    ("Telugu", "te", "tel"),
+    ("Turkish", "tr", "tur"),
+    ("Turkmen", "tk", "tuk"),
+    ("Ukrainian", "uk", "ukr"),
+    ("Urdu", "ur", "urd"),
+    ("Uzbek", "uz", "uzb"),
+    ("Vietnamese", "vi", "vie"),
+];
+
+/// Bytes of text handed to `whatlang` at most; its trigram profile is stable well before this
+/// and detection stays linear in the sample.
+const DETECT_SAMPLE_BYTES: usize = 16 * 1024;
+
+fn find_entry(language: &str) -> Option<&'static Entry> {
+    let language = language.trim();
+    STOPLISTS.iter().find(|e| {
+        e.iso1.eq_ignore_ascii_case(language)
+            || e.iso3.eq_ignore_ascii_case(language)
+            || (e.name.len() == language.len()
+                && e.name
+                    .bytes()
+                    .zip(language.bytes())
+                    .all(|(a, b)| a.eq_ignore_ascii_case(&b) || (a == b'_' && b == b' ')))
+    })
+}
+
+fn unknown(language: &str) -> StoplistError {
+    StoplistError::UnknownLanguage { language: language.to_string(), known: available_languages().join(", ") }
+}
+
+/// True for the values that mean "detect the language" (`""`, `"auto"`).
+fn means_detect(language: &str) -> bool {
+    let l = language.trim();
+    l.is_empty() || l.eq_ignore_ascii_case("auto")
+}
+
+/// True for the value that means "no stoplist" (`"none"`: language-independent jusText).
+fn means_none(language: &str) -> bool {
+    language.trim().eq_ignore_ascii_case("none")
+}
+
+/// Names of the embedded stoplists (file stems), sorted.
+pub fn available_languages() -> Vec<&'static str> {
+    STOPLISTS.iter().map(|e| e.name).collect()
+}
+
+/// Check a configured language: a stoplist name or code, `"auto"`/`""` (detect per page) or
+/// `"none"` (language-independent mode).
+///
+/// # Errors
+/// [`StoplistError::UnknownLanguage`] for anything else.
+pub fn validate_language(language: &str) -> Result<(), StoplistError> {
+    if means_detect(language) || means_none(language) || find_entry(language).is_some() {
+        Ok(())
+    } else {
+        Err(unknown(language))
+    }
+}
+
+/// The stoplist name for the language of `text`, detected by `whatlang` on the first 16 KiB.
+/// `None` when detection is not reliable (whatlang confidence ≤ 0.9) or no stoplist exists for
+/// the detected language.
+pub fn detect_language(text: &str) -> Option<&'static str> {
+    let mut end = text.len().min(DETECT_SAMPLE_BYTES);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let info = whatlang::detect(&text[..end])?;
+    if !info.is_reliable() {
+        return None;
+    }
+    let code = info.lang().code();
+    STOPLISTS.iter().find(|e| e.iso3 == code).map(|e| e.name)
+}
+
+fn cache() -> &'static Mutex<HashMap<&'static str, Arc<Stoplist>>> {
+    static CACHE: OnceLock<Mutex<HashMap<&'static str, Arc<Stoplist>>>> = OnceLock::new();
+    CACHE.get_or_init(|| Mutex::new(HashMap::new()))
+}
+
+fn empty_shared() -> Arc<Stoplist> {
+    static EMPTY: OnceLock<Arc<Stoplist>> = OnceLock::new();
+    EMPTY.get_or_init(|| Arc::new(Stoplist::empty())).clone()
+}
+
+/// Like [`Stoplist::load`], but each list is parsed once per process and shared.
+///
+/// # Errors
+/// [`StoplistError::UnknownLanguage`] when no embedded list matches.
+pub fn load_shared(language: &str) -> Result<Arc<Stoplist>, StoplistError> {
+    let entry = find_entry(language).ok_or_else(|| unknown(language))?;
+    // A poisoned lock only means another thread panicked mid-insert; the map is still valid.
+    let mut map = cache().lock().unwrap_or_else(|p| p.into_inner());
+    let list = map
+        .entry(entry.name)
+        .or_insert_with(|| Arc::new(Stoplist::from_words(Some(entry.name.to_string()), entry.words.lines())));
+    Ok(Arc::clone(list))
+}
+
+/// The stoplist for a page. `language` `Some(name or code)` fixes it; `None`, `Some("auto")` or
+/// `Some("")` detects it from `sample_text` ([`detect_language`]); `Some("none")` asks for the
+/// empty list. Falls back to the empty stoplist (jusText's language-independent mode) when the
+/// language is unknown (check config with [`validate_language`]) or cannot be detected.
+pub fn stoplist_for(language: Option<&str>, sample_text: &str) -> Arc<Stoplist> {
+    let name = match language {
+        Some(l) if means_none(l) => return empty_shared(),
+        Some(l) if !means_detect(l) => l,
+        _ => match detect_language(sample_text) {
+            Some(name) => name,
+            None => return empty_shared(),
+        },
+    };
+    match load_shared(name) {
+        Ok(list) => list,
+        Err(e) => {
+            tracing::warn!(error = %e, "using the empty stoplist");
+            empty_shared()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_embedded_list_parses_and_is_nonempty() {
+        for name in available_languages() {
+            let list = Stoplist::load(name).expect("embedded");
+            assert!(list.len() > 50, "{name} has only {} words", list.len());
+            assert_eq!(list.language.as_deref(), Some(name));
+        }
+        assert_eq!(available_languages().len(), 56);
+        let mut sorted = available_languages();
+        sorted.sort_unstable();
+        assert_eq!(sorted, available_languages());
+    }
+
+    #[test]
+    fn names_and_codes_resolve() {
+        for l in ["English", "english", "EN", "eng"] {
+            assert_eq!(Stoplist::load(l).unwrap().language.as_deref(), Some("English"));
+        }
+        assert_eq!(Stoplist::load("norwegian bokmal").unwrap().language.as_deref(), Some("Norwegian_Bokmal"));
+        assert_eq!(Stoplist::load("ces").unwrap().language.as_deref(), Some("Czech"));
+        assert!(matches!(Stoplist::load("Klingon"), Err(StoplistError::UnknownLanguage { .. })));
+        assert!(validate_language("auto").is_ok());
+        assert!(validate_language("none").is_ok());
+        assert!(validate_language("de").is_ok());
+        assert!(validate_language("xx").is_err());
+    }
+
+    #[test]
+    fn lookup_is_case_insensitive() {
+        let en = Stoplist::load("English").unwrap();
+        assert!(en.is_stopword("the"));
+        assert!(en.is_stopword("The"));
+        assert!(en.is_stopword("THE"));
+        assert!(!en.is_stopword("boilerplate"));
+        assert_eq!(en.count_in("The cat sat on the mat"), 3);
+        let de = Stoplist::load("German").unwrap();
+        assert!(de.is_stopword("über") && de.is_stopword("ÜBER"));
+        assert!(Stoplist::empty().is_empty());
+        assert!(!Stoplist::empty().is_stopword("the"));
+    }
+
+    #[test]
+    fn detection_maps_to_stoplists() {
+        let en = "The quick brown fox jumps over the lazy dog while the farmer watches from the \
+                  porch and wonders whether it will rain before the harvest is brought in.";
+        assert_eq!(detect_language(en), Some("English"));
+        let de = "Der schnelle braune Fuchs springt über den faulen Hund, während der Bauer von \
+                  der Veranda aus zusieht und sich fragt, ob es vor der Ernte regnen wird.";
+        assert_eq!(detect_language(de), Some("German"));
+        let cs = "Příliš žluťoučký kůň úpěl ďábelské ódy, zatímco sedlák se díval z verandy a \
+                  přemýšlel, jestli bude pršet dřív, než sklidí úrodu z pole.";
+        assert_eq!(detect_language(cs), Some("Czech"));
+        // Japanese is detected by whatlang but jusText has no list for it.
+        assert_eq!(detect_language("これは日本語の文章です。今日は良い天気ですね。"), None);
+        assert_eq!(detect_language(""), None);
+    }
+
+    #[test]
+    fn stoplist_for_fixes_detects_and_falls_back() {
+        let en = "The quick brown fox jumps over the lazy dog while the farmer watches from the \
+                  porch and wonders whether it will rain before the harvest is brought in.";
+        assert_eq!(stoplist_for(Some("German"), en).language.as_deref(), Some("German"));
+        assert_eq!(stoplist_for(None, en).language.as_deref(), Some("English"));
+        assert_eq!(stoplist_for(Some("auto"), en).language.as_deref(), Some("English"));
+        assert!(stoplist_for(Some("none"), en).is_empty());
+        assert!(stoplist_for(Some("Klingon"), en).is_empty());
+        assert!(stoplist_for(None, "1234 5678").is_empty());
+        // Cached: the same Arc twice.
+        let a = stoplist_for(Some("French"), "");
+        let b = load_shared("fr").unwrap();
+        assert!(Arc::ptr_eq(&a, &b));
+    }
+
+    #[test]
+    fn detection_sample_cut_respects_char_boundaries() {
+        let text = "ž".repeat(DETECT_SAMPLE_BYTES); // 2 bytes per char: the cut falls mid-char
+        let _ = detect_language(&text);
+    }
+}

@@ -1,0 +1,106 @@
+//! Charset decoding: bytes of a page to text, once. Order (WHATWG-like): BOM, the HTTP
+//! `Content-Type` charset, a `<meta charset>` / `<meta http-equiv>` in the first 4 KiB, then
+//! detection with chardetng. Decoding never fails: malformed sequences become U+FFFD.
+
+use encoding_rs::Encoding;
+
+/// A decoded page.
+#[derive(Debug, Clone)]
+pub struct Decoded {
+    /// The text.
+    pub text: String,
+    /// Name of the encoding used (WHATWG label, e.g. "UTF-8", "windows-1252").
+    pub encoding: &'static str,
+    /// Where the encoding came from: "bom", "header", "meta" or "detected".
+    pub source: &'static str,
+    /// True when malformed byte sequences were replaced.
+    pub had_errors: bool,
+}
+
+/// Decode `bytes` using, in order, a BOM, the charset of `content_type` (an HTTP header
+/// value), a `<meta>` declaration in the first 4 KiB, then chardetng detection.
+pub fn decode_html(bytes: &[u8], content_type: Option<&str>) -> Decoded {
+    let (encoding, source) = if let Some((enc, _)) = Encoding::for_bom(bytes) {
+        (enc, "bom")
+    } else if let Some(enc) = content_type.and_then(charset_from_content_type) {
+        (enc, "header")
+    } else if let Some(enc) = charset_from_meta(&bytes[..bytes.len().min(4096)]) {
+        (enc, "meta")
+    } else {
+        let mut det = chardetng::EncodingDetector::new();
+        det.feed(bytes, true);
+        (det.guess(None, true), "detected")
+    };
+    // A declared UTF-16 in a header or meta of an ASCII-compatible page is a known lie.
+    let encoding = if source != "bom" && (encoding == encoding_rs::UTF_16LE || encoding == encoding_rs::UTF_16BE) {
+        encoding_rs::UTF_8
+    } else {
+        encoding
+    };
+    let (text, used, had_errors) = encoding.decode(bytes);
+    Decoded { text: text.into_owned(), encoding: used.name(), source, had_errors }
+}
+
+fn charset_from_content_type(ct: &str) -> Option<&'static Encoding> {
+    let lower = ct.to_ascii_lowercase();
+    let pos = lower.find("charset=")?;
+    let value = lower[pos + 8..].trim_start_matches(['"', '\'']);
+    let end = value.find(|c: char| c == ';' || c == '"' || c == '\'' || c.is_whitespace()).unwrap_or(value.len());
+    Encoding::for_label(value[..end].as_bytes())
+}
+
+fn charset_from_meta(head: &[u8]) -> Option<&'static Encoding> {
+    let lower: Vec<u8> = head.iter().map(|b| b.to_ascii_lowercase()).collect();
+    let mut from = 0;
+    while let Some(i) = find(&lower[from..], b"<meta") {
+        let start = from + i;
+        let end = find(&lower[start..], b">").map(|e| start + e).unwrap_or(lower.len());
+        let tag = &lower[start..end];
+        if let Some(c) = find(tag, b"charset=") {
+            let v = &tag[c + 8..];
+            let v: Vec<u8> = v.iter().copied().skip_while(|b| *b == b'"' || *b == b'\'' || *b == b' ').collect();
+            let len = v.iter().position(|b| matches!(b, b'"' | b'\'' | b';' | b' ' | b'/' | b'>')).unwrap_or(v.len());
+            if let Some(enc) = Encoding::for_label(&v[..len]) {
+                return Some(enc);
+            }
+        }
+        from = end.max(start + 5);
+    }
+    None
+}
+
+fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    hay.windows(needle.len()).position(|w| w == needle)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn header_beats_meta_and_bom_beats_header() {
+        let latin1 = b"<meta charset=utf-8><p>caf\xe9</p>";
+        let d = decode_html(latin1, Some("text/html; charset=ISO-8859-1"));
+        assert_eq!(d.source, "header");
+        assert!(d.text.contains("café"));
+        let bom = b"\xef\xbb\xbf<p>caf\xc3\xa9</p>";
+        let d = decode_html(bom, Some("text/html; charset=windows-1252"));
+        assert_eq!(d.source, "bom");
+        assert!(d.text.contains("café"));
+    }
+
+    #[test]
+    fn meta_http_equiv_is_read() {
+        let page = b"<html><head><meta http-equiv=\"Content-Type\" content=\"text/html; charset=windows-1251\"></head><body>\xcf\xf0\xe8\xe2\xe5\xf2</body>";
+        let d = decode_html(page, None);
+        assert_eq!(d.source, "meta");
+        assert!(d.text.contains("Привет"));
+    }
+
+    #[test]
+    fn undeclared_utf8_is_detected() {
+        let d = decode_html("<p>Grüße aus Köln, schöne Straße</p>".as_bytes(), None);
+        assert_eq!(d.encoding, "UTF-8");
+        assert!(d.text.contains("Straße"));
+    }
+}

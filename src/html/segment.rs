@@ -1,0 +1,290 @@
+//! Segmentation: a [`Document`] to text [`Block`]s, jusText's paragraph maker (Pomikálek 2011,
+//! §3.1) over html5ever's DOM. A block-level tag opens and closes a block; two `<br>` in a row
+//! close one; inline markup (`a`, `em`, `span`, ...) stays inside. Text of `<a>` counts as link
+//! text. Non-content elements (script, style, forms, embedded objects, head) are skipped as
+//! jusText's preprocessor drops them.
+
+use crate::html::{collapse_whitespace, Document};
+use crate::model::{Block, ParagraphKind};
+use ego_tree::iter::Edge;
+use ego_tree::NodeId;
+use scraper::Node;
+
+/// Tags that open and close a block (jusText's `PARAGRAPH_TAGS` plus HTML5 sectioning).
+pub const BLOCK_TAGS: &[&str] = &[
+    "address",
+    "article",
+    "aside",
+    "blockquote",
+    "body",
+    "caption",
+    "center",
+    "col",
+    "colgroup",
+    "dd",
+    "details",
+    "dialog",
+    "div",
+    "dl",
+    "dt",
+    "fieldset",
+    "figcaption",
+    "figure",
+    "footer",
+    "form",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "header",
+    "hr",
+    "legend",
+    "li",
+    "main",
+    "menu",
+    "nav",
+    "ol",
+    "optgroup",
+    "p",
+    "pre",
+    "section",
+    "summary",
+    "table",
+    "tbody",
+    "td",
+    "tfoot",
+    "th",
+    "thead",
+    "tr",
+    "ul",
+];
+
+/// Elements whose whole subtree is dropped before segmentation (jusText's lxml Cleaner:
+/// scripts, styles, comments, head, applets, frames, form controls). `object`, `embed` and
+/// `iframe` keep their fallback content, as the Cleaner removes only the tags.
+pub const SKIPPED_TAGS: &[&str] = &[
+    "applet", "button", "canvas", "frame", "frameset", "head", "input", "map", "math", "noscript", "option", "param",
+    "script", "select", "style", "svg", "template", "textarea",
+];
+
+/// True for a tag in [`BLOCK_TAGS`].
+pub fn is_block_tag(name: &str) -> bool {
+    BLOCK_TAGS.contains(&name)
+}
+
+/// True for a tag in [`SKIPPED_TAGS`].
+pub fn is_skipped_tag(name: &str) -> bool {
+    SKIPPED_TAGS.contains(&name)
+}
+
+/// Split a document into blocks in document order. Blocks with no visible text are dropped,
+/// so every returned block has a non-empty `text`.
+pub fn segment(doc: &Document) -> Vec<Block> {
+    segment_skipping(doc, &|_| false)
+}
+
+/// Like [`segment`], but elements for which `skip(node)` is true are left out with their
+/// subtree (used by StaDyNoT to segment a page cleaned of noise tags).
+pub fn segment_skipping(doc: &Document, skip: &dyn Fn(NodeId) -> bool) -> Vec<Block> {
+    let mut maker = BlockMaker::default();
+    let mut skipping: Option<NodeId> = None;
+    let root = doc.html.tree.root();
+    for edge in root.traverse() {
+        match edge {
+            Edge::Open(node) => {
+                if skipping.is_some() {
+                    continue;
+                }
+                match node.value() {
+                    Node::Element(el) => {
+                        let name = el.name();
+                        if is_skipped_tag(name) || skip(node.id()) {
+                            skipping = Some(node.id());
+                            continue;
+                        }
+                        maker.open(name, node.id());
+                    }
+                    Node::Text(t) => maker.text(t, node.id()),
+                    _ => {}
+                }
+            }
+            Edge::Close(node) => {
+                if let Some(id) = skipping {
+                    if id == node.id() {
+                        skipping = None;
+                    }
+                    continue;
+                }
+                if let Node::Element(el) = node.value() {
+                    maker.close(el.name());
+                }
+            }
+        }
+    }
+    maker.flush();
+    maker.blocks
+}
+
+#[derive(Default)]
+struct BlockMaker {
+    blocks: Vec<Block>,
+    /// Open elements: (tag name, node id, is block-level).
+    stack: Vec<(String, NodeId, bool)>,
+    raw: String,
+    text_nodes: Vec<NodeId>,
+    link_chars: usize,
+    links_open: usize,
+    br_run: usize,
+    /// The block element and path captured when the current block's first text arrived.
+    start: Option<(NodeId, String, ParagraphKind, bool)>,
+}
+
+impl BlockMaker {
+    fn open(&mut self, name: &str, id: NodeId) {
+        let block = is_block_tag(name);
+        if name == "br" {
+            self.br_run += 1;
+            if self.br_run >= 2 {
+                self.flush();
+            } else {
+                self.raw.push(' ');
+            }
+            // `br` is a void element: it is closed by the traversal right away.
+            self.stack.push((name.to_string(), id, false));
+            return;
+        }
+        self.br_run = 0;
+        if block {
+            self.flush();
+        }
+        if name == "a" {
+            self.links_open += 1;
+        }
+        self.stack.push((name.to_string(), id, block));
+    }
+
+    fn close(&mut self, name: &str) {
+        if let Some(pos) = self.stack.iter().rposition(|(n, _, _)| n == name) {
+            let (_, _, block) = self.stack[pos];
+            self.stack.truncate(pos);
+            if name == "a" {
+                self.links_open = self.links_open.saturating_sub(1);
+            }
+            if block {
+                self.flush();
+            }
+        }
+        if name != "br" {
+            // Inline elements separate words only when the page has whitespace there.
+        }
+    }
+
+    fn text(&mut self, text: &str, id: NodeId) {
+        if text.trim().is_empty() {
+            if !text.is_empty() {
+                self.raw.push(' ');
+            }
+            return;
+        }
+        self.br_run = 0;
+        if self.start.is_none() {
+            self.start = Some(self.context());
+        }
+        if self.links_open > 0 {
+            self.link_chars += collapse_whitespace(text).chars().count();
+        }
+        self.raw.push_str(text);
+        self.text_nodes.push(id);
+    }
+
+    fn context(&self) -> (NodeId, String, ParagraphKind, bool) {
+        let element = self
+            .stack
+            .iter()
+            .rev()
+            .find(|(_, _, block)| *block)
+            .or(self.stack.last())
+            .map(|(_, id, _)| *id)
+            .expect("text nodes sit inside the html element");
+        let dom_path = self.stack.iter().map(|(n, _, _)| n.as_str()).collect::<Vec<_>>().join(".");
+        let heading = self.stack.iter().any(|(n, _, _)| matches!(n.as_str(), "h1" | "h2" | "h3" | "h4" | "h5" | "h6"));
+        let list = self.stack.iter().any(|(n, _, _)| matches!(n.as_str(), "li" | "dd" | "dt"));
+        let kind = if heading {
+            ParagraphKind::Heading
+        } else if list {
+            ParagraphKind::ListItem
+        } else {
+            ParagraphKind::Paragraph
+        };
+        (element, dom_path, kind, heading)
+    }
+
+    fn flush(&mut self) {
+        self.br_run = 0;
+        let Some((element, dom_path, kind, heading)) = self.start.take() else {
+            self.raw.clear();
+            self.text_nodes.clear();
+            self.link_chars = 0;
+            return;
+        };
+        let text = collapse_whitespace(&self.raw);
+        self.raw.clear();
+        let text_nodes = std::mem::take(&mut self.text_nodes);
+        let link_chars = std::mem::take(&mut self.link_chars);
+        if text.is_empty() {
+            return;
+        }
+        let chars = text.chars().count();
+        let words = text.split_whitespace().count();
+        self.blocks.push(Block {
+            text,
+            kind,
+            dom_path,
+            element,
+            text_nodes,
+            chars,
+            link_chars: link_chars.min(chars),
+            words,
+            heading,
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn blocks(html: &str) -> Vec<Block> {
+        segment(&Document::parse(html))
+    }
+
+    #[test]
+    fn block_tags_split_and_inline_tags_join() {
+        let b = blocks("<html><body><div>Intro <b>bold</b> text<p>First <a href='x'>link</a> para.</p>tail</div><ul><li>one</li><li>two</li></ul></body></html>");
+        let texts: Vec<&str> = b.iter().map(|b| b.text.as_str()).collect();
+        assert_eq!(texts, ["Intro bold text", "First link para.", "tail", "one", "two"]);
+        assert_eq!(b[1].link_chars, 4);
+        assert_eq!(b[1].dom_path, "html.body.div.p");
+        assert_eq!(b[3].kind, ParagraphKind::ListItem);
+    }
+
+    #[test]
+    fn double_br_splits_and_scripts_are_dropped() {
+        let b = blocks("<body><h1>Title</h1>a<br>b<br><br>c<script>var x=1;</script><style>p{}</style></body>");
+        let texts: Vec<&str> = b.iter().map(|b| b.text.as_str()).collect();
+        assert_eq!(texts, ["Title", "a b", "c"]);
+        assert!(b[0].heading);
+        assert_eq!(b[0].kind, ParagraphKind::Heading);
+    }
+
+    #[test]
+    fn skip_predicate_drops_subtrees() {
+        let doc = Document::parse("<body><div id=nav>Home News</div><p>Body text</p></body>");
+        let nav = doc.html.select(&scraper::Selector::parse("#nav").unwrap()).next().unwrap().id();
+        let b = segment_skipping(&doc, &|id| id == nav);
+        assert_eq!(b.len(), 1);
+        assert_eq!(b[0].text, "Body text");
+    }
+}

@@ -1,0 +1,27 @@
+//! webcorpus turns a list of seed URLs into a clean, deduplicated text corpus.
+//!
+//! The pipeline, one module per stage (see `ARCHITECTURE.md`):
+//!
+//! 1. [`crawl`] — frontier, politeness (robots.txt, per-host delay), fetcher;
+//! 2. [`html`] — charset decoding, parsing, segmentation into text [`model::Block`]s;
+//! 3. [`domain`] — per-host learning of a [`domain::DomainModel`] from a page sample
+//!    (GoldMiner begin/end patterns, StaDyNoT static noise keys);
+//! 4. [`extract`] — extractors that label every block (jusText, GoldMiner, StaDyNoT);
+//! 5. [`dedup`] — Onion paragraph deduplication over xxh3-hashed word n-grams;
+//! 6. [`write`] — corpus writers (JSONL, vertical, plain text) with crash-safe offsets;
+//! 7. [`store`] — all crawl state in sled behind the [`store::Store`] trait;
+//! 8. [`eval`] — metrics for scoring extracted text against human gold text.
+
+pub mod cli;
+pub mod config;
+pub mod crawl;
+pub mod dedup;
+pub mod domain;
+pub mod eval;
+pub mod extract;
+pub mod html;
+pub mod model;
+pub mod store;
+pub mod write;
+
+pub use model::{Block, Label, ParagraphKind, Record};

@@ -1,0 +1,118 @@
+//! Core data types shared by every stage: text [`Block`]s (the unit every extractor labels),
+//! their [`Label`]s, output [`Paragraph`]s and the corpus [`Record`].
+
+use ego_tree::NodeId;
+use serde::{Deserialize, Serialize};
+
+/// A block's class. jusText's classes (Pomikálek 2011, §3.2); every other extractor maps
+/// onto them. Only [`Label::Good`] blocks reach the corpus.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Label {
+    /// Main content.
+    Good,
+    /// Probably main content; resolved to Good or Bad by context.
+    NearGood,
+    /// Too short to judge alone; resolved by context.
+    Short,
+    /// Boilerplate.
+    Bad,
+}
+
+impl Label {
+    /// True for blocks that go to the corpus.
+    pub fn is_good(self) -> bool {
+        self == Label::Good
+    }
+}
+
+/// The kind of a paragraph in the output, from the block-level tag that holds it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ParagraphKind {
+    /// `h1`–`h6`.
+    Heading,
+    /// Any other block (p, div, td, blockquote, pre, ...).
+    Paragraph,
+    /// `li`, `dd`, `dt`.
+    ListItem,
+}
+
+/// A text block: a run of text between block-level tags (jusText's paragraph, Boilerpipe's
+/// text block). Every extractor labels the same `Vec<Block>`, so their outputs line up.
+#[derive(Debug, Clone)]
+pub struct Block {
+    /// Text with whitespace collapsed to single spaces, trimmed. Never empty.
+    pub text: String,
+    /// Heading, paragraph or list item.
+    pub kind: ParagraphKind,
+    /// Tag names from the root to the block element, joined by `.` (jusText's `dom_path`).
+    pub dom_path: String,
+    /// The nearest block-level element that contains this block.
+    pub element: NodeId,
+    /// The DOM text nodes that make up `text`, in document order.
+    pub text_nodes: Vec<NodeId>,
+    /// Characters of `text` (Unicode scalar values).
+    pub chars: usize,
+    /// Characters of `text` that sit inside `<a>` elements.
+    pub link_chars: usize,
+    /// Whitespace-separated words of `text`.
+    pub words: usize,
+    /// True when the block is inside `h1`–`h6` (jusText's `heading`).
+    pub heading: bool,
+}
+
+impl Block {
+    /// Share of characters inside links, 0.0–1.0 (jusText link density, Boilerpipe §4.2).
+    pub fn link_density(&self) -> f64 {
+        if self.chars == 0 {
+            0.0
+        } else {
+            self.link_chars as f64 / self.chars as f64
+        }
+    }
+}
+
+/// One output paragraph of a record.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Paragraph {
+    /// Heading, paragraph or list item.
+    pub kind: ParagraphKind,
+    /// The paragraph text, whitespace collapsed.
+    pub text: String,
+}
+
+/// One corpus document: a JSONL line. Field names are the corpus format; see README.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Record {
+    /// The URL the crawler requested (normalised).
+    pub url: String,
+    /// The URL after redirects.
+    pub final_url: String,
+    /// Host of `url`.
+    pub host: String,
+    /// `<title>` of the page, if any.
+    pub title: Option<String>,
+    /// RFC 3339 time of the fetch, UTC.
+    pub fetched_at: String,
+    /// Stoplist language used for jusText (e.g. "English"), or null.
+    pub language: Option<String>,
+    /// Name of the extractor that produced the text (e.g. "goldminer").
+    pub extractor: String,
+    /// Paragraph texts joined by blank lines.
+    pub text: String,
+    /// The paragraphs with their kinds.
+    pub paragraphs: Vec<Paragraph>,
+}
+
+/// Join paragraph texts by a blank line, the corpus's `text` field.
+pub fn join_paragraphs(paragraphs: &[Paragraph]) -> String {
+    let mut out = String::new();
+    for (i, p) in paragraphs.iter().enumerate() {
+        if i > 0 {
+            out.push_str("\n\n");
+        }
+        out.push_str(&p.text);
+    }
+    out
+}

@@ -1,0 +1,62 @@
+//! [`MemoryStore`]: the in-memory twin of the sled store, for unit tests (a `BTreeMap` behind
+//! a mutex, same ordering and batch semantics).
+
+use super::{Batch, Store, StoreError};
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+
+/// An in-memory [`Store`]. Nothing survives the process.
+#[derive(Debug, Default)]
+pub struct MemoryStore {
+    map: Mutex<BTreeMap<Vec<u8>, Vec<u8>>>,
+}
+
+impl MemoryStore {
+    /// An empty store.
+    pub fn new() -> MemoryStore {
+        MemoryStore::default()
+    }
+
+    fn map(&self) -> std::sync::MutexGuard<'_, BTreeMap<Vec<u8>, Vec<u8>>> {
+        self.map.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl Store for MemoryStore {
+    fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, StoreError> {
+        Ok(self.map().get(key).cloned())
+    }
+
+    fn scan_prefix(&self, prefix: &[u8], limit: usize) -> Result<Vec<(Vec<u8>, Vec<u8>)>, StoreError> {
+        Ok(self
+            .map()
+            .range(prefix.to_vec()..)
+            .take_while(|(k, _)| k.starts_with(prefix))
+            .take(limit)
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect())
+    }
+
+    fn count_prefix(&self, prefix: &[u8]) -> Result<usize, StoreError> {
+        Ok(self.map().range(prefix.to_vec()..).take_while(|(k, _)| k.starts_with(prefix)).count())
+    }
+
+    fn apply(&self, batch: Batch) -> Result<(), StoreError> {
+        let mut map = self.map();
+        for (k, v) in batch.ops {
+            match v {
+                Some(v) => {
+                    map.insert(k, v);
+                }
+                None => {
+                    map.remove(&k);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn flush(&self) -> Result<(), StoreError> {
+        Ok(())
+    }
+}

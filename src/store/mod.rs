@@ -1,0 +1,83 @@
+//! Crawl state. The principal trait is [`Store`]: a small ordered key-value store with atomic
+//! batches, implemented by [`SledStore`] (production, the user's choice of sled 0.34) and
+//! [`MemoryStore`] (tests). [`CrawlState`] is the typed layer on top: the frontier, seen URLs,
+//! host records, sampled pages, domain models, Onion dedup hashes, the corpus offset and the
+//! counters. This module is the only code that knows the key layout.
+//!
+//! Crash safety (ARCHITECTURE.md): every page ends in exactly one [`Batch`] that removes its
+//! frontier entry, adds its links, its dedup hashes and the corpus byte offset after its
+//! record; [`Store::apply`] is atomic and [`Store::flush`] makes it durable.
+
+mod memory;
+mod sled_store;
+mod state;
+
+pub use memory::MemoryStore;
+pub use sled_store::SledStore;
+pub use state::{Counters, CrawlState, FrontierEntry, HostPhase, HostRecord, SampledPage, StateBatch};
+
+use std::path::PathBuf;
+
+/// Errors of the store.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// sled failed (I/O, corruption).
+    #[error("state store at {path}: {source}")]
+    Sled {
+        /// The store directory.
+        path: PathBuf,
+        /// sled's error.
+        source: sled::Error,
+    },
+    /// A stored value could not be decoded.
+    #[error("state store: bad value under key {key}: {reason}")]
+    Corrupt {
+        /// The key, printable.
+        key: String,
+        /// Why it failed to decode.
+        reason: String,
+    },
+}
+
+/// A set of writes applied atomically by [`Store::apply`]: all or none.
+#[derive(Debug, Default, Clone)]
+pub struct Batch {
+    ops: Vec<(Vec<u8>, Option<Vec<u8>>)>,
+}
+
+impl Batch {
+    /// Set `key` to `value`.
+    pub fn put(&mut self, key: impl Into<Vec<u8>>, value: impl Into<Vec<u8>>) {
+        self.ops.push((key.into(), Some(value.into())));
+    }
+    /// Remove `key`.
+    pub fn delete(&mut self, key: impl Into<Vec<u8>>) {
+        self.ops.push((key.into(), None));
+    }
+    /// Number of writes.
+    pub fn len(&self) -> usize {
+        self.ops.len()
+    }
+    /// True when there is nothing to write.
+    pub fn is_empty(&self) -> bool {
+        self.ops.is_empty()
+    }
+    /// The writes, in order (a later write to the same key wins).
+    pub fn ops(&self) -> &[(Vec<u8>, Option<Vec<u8>>)] {
+        &self.ops
+    }
+}
+
+/// An ordered byte-key store with atomic batches. Keys sort bytewise.
+pub trait Store: Send + Sync {
+    /// The value under `key`.
+    fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, StoreError>;
+    /// Up to `limit` entries whose key starts with `prefix`, in key order.
+    fn scan_prefix(&self, prefix: &[u8], limit: usize) -> Result<Vec<(Vec<u8>, Vec<u8>)>, StoreError>;
+    /// Number of keys that start with `prefix` (a scan; for stats, not hot paths).
+    fn count_prefix(&self, prefix: &[u8]) -> Result<usize, StoreError>;
+    /// Apply all writes of `batch` atomically.
+    fn apply(&self, batch: Batch) -> Result<(), StoreError>;
+    /// Make every applied batch durable (fsync).
+    fn flush(&self) -> Result<(), StoreError>;
+}

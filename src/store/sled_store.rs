@@ -1,0 +1,76 @@
+//! [`SledStore`]: the production [`Store`], one sled 0.34 tree. A [`Batch`] maps onto
+//! `sled::Batch` (atomic within one tree, which is why all state shares one tree with key
+//! prefixes), and [`Store::flush`] onto `Db::flush` (fsync).
+
+use super::{Batch, Store, StoreError};
+use std::path::{Path, PathBuf};
+
+/// A [`Store`] in a sled database directory.
+pub struct SledStore {
+    db: sled::Db,
+    path: PathBuf,
+}
+
+impl SledStore {
+    /// Open (or create) the store in directory `path`.
+    ///
+    /// # Errors
+    /// [`StoreError::Sled`] when sled cannot open it (locked by another process, corrupt, I/O).
+    pub fn open(path: &Path) -> Result<SledStore, StoreError> {
+        let db = sled::Config::new()
+            .path(path)
+            .mode(sled::Mode::LowSpace)
+            .cache_capacity(64 * 1024 * 1024)
+            .open()
+            .map_err(|source| StoreError::Sled { path: path.to_path_buf(), source })?;
+        Ok(SledStore { db, path: path.to_path_buf() })
+    }
+
+    fn err(&self, source: sled::Error) -> StoreError {
+        StoreError::Sled { path: self.path.clone(), source }
+    }
+
+    /// Bytes the database takes on disk.
+    pub fn size_on_disk(&self) -> Result<u64, StoreError> {
+        self.db.size_on_disk().map_err(|e| self.err(e))
+    }
+}
+
+impl Store for SledStore {
+    fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, StoreError> {
+        Ok(self.db.get(key).map_err(|e| self.err(e))?.map(|v| v.to_vec()))
+    }
+
+    fn scan_prefix(&self, prefix: &[u8], limit: usize) -> Result<Vec<(Vec<u8>, Vec<u8>)>, StoreError> {
+        let mut out = Vec::new();
+        for item in self.db.scan_prefix(prefix).take(limit) {
+            let (k, v) = item.map_err(|e| self.err(e))?;
+            out.push((k.to_vec(), v.to_vec()));
+        }
+        Ok(out)
+    }
+
+    fn count_prefix(&self, prefix: &[u8]) -> Result<usize, StoreError> {
+        let mut n = 0;
+        for item in self.db.scan_prefix(prefix).keys() {
+            item.map_err(|e| self.err(e))?;
+            n += 1;
+        }
+        Ok(n)
+    }
+
+    fn apply(&self, batch: Batch) -> Result<(), StoreError> {
+        let mut b = sled::Batch::default();
+        for (k, v) in batch.ops {
+            match v {
+                Some(v) => b.insert(k, v),
+                None => b.remove(k),
+            }
+        }
+        self.db.apply_batch(b).map_err(|e| self.err(e))
+    }
+
+    fn flush(&self) -> Result<(), StoreError> {
+        self.db.flush().map(|_| ()).map_err(|e| self.err(e))
+    }
+}

@@ -1,0 +1,384 @@
+//! [`CrawlState`]: the typed view of the [`Store`] — frontier, seen set, host records,
+//! sampled pages, domain models, dedup hashes, corpus offset, counters — and
+//! [`StateBatch`], the typed builder of the one atomic batch each page ends in.
+//!
+//! Key layout (one ordered keyspace, prefixes):
+//! `f/<host>\0<seq>` frontier entry · `s/<xxh3-128(url)>` seen URL · `h/<host>` host record ·
+//! `r/<host>` robots.txt entry · `p/<host>\0<seq>` sampled page · `w/<host>\0<seq>` sampled page
+//! written · `m/<host>` domain model · `d/<xxh3-64>` Onion n-gram hash · `meta/…` corpus
+//! offset, format, counters, sequence. Sequence numbers are big-endian so keys sort in crawl
+//! order: a host's frontier is a FIFO read with one prefix scan, never held in memory.
+
+use super::{Batch, Store, StoreError};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+/// A URL waiting in a host's frontier queue.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FrontierEntry {
+    /// Normalised absolute URL.
+    pub url: String,
+    /// Link distance from the seed (seed = 0).
+    pub depth: u32,
+    /// Crawl sequence number (FIFO order; also the key suffix).
+    #[serde(default)]
+    pub seq: u64,
+}
+
+/// Where a host stands in the learn-then-extract protocol (GoldMiner §III.A).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum HostPhase {
+    /// Collecting the first `sample_size` HTML pages.
+    #[default]
+    Sampling,
+    /// A domain model is learned; every page is extracted with it.
+    Learned,
+    /// The host ran dry below `min_sample` pages: jusText alone.
+    Fallback,
+}
+
+/// What the state remembers of one host.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct HostRecord {
+    /// Host name (with `:port` when not the default port).
+    pub host: String,
+    /// The seed URL that brought the host in (scope is relative to it).
+    pub seed: String,
+    /// Learning phase.
+    pub phase: HostPhase,
+    /// URLs ever put on this host's frontier (for `max_pages_per_host`).
+    pub enqueued: u64,
+    /// Pages requested and answered (any status).
+    pub fetched: u64,
+    /// HTML pages kept in the sample.
+    pub sampled: u64,
+    /// Corpus records written.
+    pub written: u64,
+    /// Pages that produced no record, by reason.
+    pub discards: BTreeMap<String, u64>,
+    /// True when the host was given up (too many consecutive failures).
+    pub dead: bool,
+}
+
+/// A page kept for learning (the first `sample_size` HTML pages of a host).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SampledPage {
+    /// Sequence number (key suffix).
+    pub seq: u64,
+    /// Requested URL.
+    pub url: String,
+    /// URL after redirects.
+    pub final_url: String,
+    /// RFC 3339 fetch time.
+    pub fetched_at: String,
+    /// Decoded HTML text.
+    pub html: String,
+}
+
+/// Crawl-wide counters, committed with every page batch.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Counters {
+    /// HTTP responses received.
+    pub fetched: u64,
+    /// Requests that failed (network, too large, not HTML, ...).
+    pub failed: u64,
+    /// URLs skipped because robots.txt disallows them.
+    pub robots_disallowed: u64,
+    /// Corpus records written.
+    pub records: u64,
+    /// Paragraphs written.
+    pub paragraphs: u64,
+    /// Paragraphs dropped as Onion duplicates.
+    pub duplicate_paragraphs: u64,
+    /// Pages without a record, by reason.
+    pub discards: BTreeMap<String, u64>,
+}
+
+/// The typed crawl state over a [`Store`].
+#[derive(Clone)]
+pub struct CrawlState {
+    store: Arc<dyn Store>,
+    next_seq: Arc<AtomicU64>,
+}
+
+const SEQ: &[u8] = b"meta/seq";
+const OFFSET: &[u8] = b"meta/offset";
+const FORMAT: &[u8] = b"meta/format";
+const COUNTERS: &[u8] = b"meta/counters";
+
+fn host_key(prefix: &str, host: &str) -> Vec<u8> {
+    let mut k = Vec::with_capacity(prefix.len() + host.len() + 1);
+    k.extend_from_slice(prefix.as_bytes());
+    k.extend_from_slice(host.as_bytes());
+    k.push(0);
+    k
+}
+
+fn seq_key(prefix: &str, host: &str, seq: u64) -> Vec<u8> {
+    let mut k = host_key(prefix, host);
+    k.extend_from_slice(&seq.to_be_bytes());
+    k
+}
+
+fn plain_key(prefix: &str, host: &str) -> Vec<u8> {
+    format!("{prefix}{host}").into_bytes()
+}
+
+fn seen_key(url: &str) -> Vec<u8> {
+    let mut k = b"s/".to_vec();
+    k.extend_from_slice(&xxhash_rust::xxh3::xxh3_128(url.as_bytes()).to_be_bytes());
+    k
+}
+
+fn dedup_key(hash: u64) -> Vec<u8> {
+    let mut k = b"d/".to_vec();
+    k.extend_from_slice(&hash.to_be_bytes());
+    k
+}
+
+fn decode<T: DeserializeOwned>(key: &[u8], value: &[u8]) -> Result<T, StoreError> {
+    serde_json::from_slice(value)
+        .map_err(|e| StoreError::Corrupt { key: String::from_utf8_lossy(key).into_owned(), reason: e.to_string() })
+}
+
+fn encode<T: Serialize>(value: &T) -> Vec<u8> {
+    serde_json::to_vec(value).expect("state types serialise")
+}
+
+impl CrawlState {
+    /// Wrap a store, reading the sequence counter.
+    pub fn open(store: Arc<dyn Store>) -> Result<CrawlState, StoreError> {
+        let seq = match store.get(SEQ)? {
+            Some(v) if v.len() == 8 => u64::from_be_bytes(v.try_into().expect("8 bytes")),
+            _ => 0,
+        };
+        Ok(CrawlState { store, next_seq: Arc::new(AtomicU64::new(seq)) })
+    }
+
+    /// The underlying store.
+    pub fn store(&self) -> &Arc<dyn Store> {
+        &self.store
+    }
+
+    /// A new, empty batch.
+    pub fn batch(&self) -> StateBatch {
+        StateBatch { batch: Batch::default(), next_seq: self.next_seq.clone() }
+    }
+
+    /// Apply `batch` atomically and make it durable.
+    pub fn commit(&self, mut batch: StateBatch) -> Result<(), StoreError> {
+        batch.batch.put(SEQ, self.next_seq.load(Ordering::SeqCst).to_be_bytes().to_vec());
+        self.store.apply(batch.batch)?;
+        self.store.flush()
+    }
+
+    fn get_json<T: DeserializeOwned>(&self, key: &[u8]) -> Result<Option<T>, StoreError> {
+        self.store.get(key)?.map(|v| decode(key, &v)).transpose()
+    }
+
+    /// The oldest frontier entry of `host` (the one to fetch next), without removing it.
+    pub fn frontier_head(&self, host: &str) -> Result<Option<FrontierEntry>, StoreError> {
+        let prefix = host_key("f/", host);
+        match self.store.scan_prefix(&prefix, 1)?.into_iter().next() {
+            Some((k, v)) => decode(&k, &v).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// Number of queued URLs of `host` (a scan).
+    pub fn frontier_len(&self, host: &str) -> Result<usize, StoreError> {
+        self.store.count_prefix(&host_key("f/", host))
+    }
+
+    /// Number of queued URLs over all hosts (a scan).
+    pub fn frontier_total(&self) -> Result<usize, StoreError> {
+        self.store.count_prefix(b"f/")
+    }
+
+    /// True when `url` was ever put on the frontier.
+    pub fn is_seen(&self, url: &str) -> Result<bool, StoreError> {
+        Ok(self.store.get(&seen_key(url))?.is_some())
+    }
+
+    /// The record of `host`.
+    pub fn host(&self, host: &str) -> Result<Option<HostRecord>, StoreError> {
+        self.get_json(&plain_key("h/", host))
+    }
+
+    /// All host records, in host-name order.
+    pub fn hosts(&self) -> Result<Vec<HostRecord>, StoreError> {
+        self.store.scan_prefix(b"h/", usize::MAX)?.iter().map(|(k, v)| decode(k, v)).collect()
+    }
+
+    /// The stored robots.txt entry of `host`.
+    pub fn robots<T: DeserializeOwned>(&self, host: &str) -> Result<Option<T>, StoreError> {
+        self.get_json(&plain_key("r/", host))
+    }
+
+    /// The sampled pages of `host`, in crawl order.
+    pub fn samples(&self, host: &str) -> Result<Vec<SampledPage>, StoreError> {
+        self.store.scan_prefix(&host_key("p/", host), usize::MAX)?.iter().map(|(k, v)| decode(k, v)).collect()
+    }
+
+    /// True when sampled page `seq` of `host` has been extracted and its outcome committed.
+    pub fn sample_written(&self, host: &str, seq: u64) -> Result<bool, StoreError> {
+        Ok(self.store.get(&seq_key("w/", host, seq))?.is_some())
+    }
+
+    /// The learned model of `host`, as stored.
+    pub fn model<T: DeserializeOwned>(&self, host: &str) -> Result<Option<T>, StoreError> {
+        self.get_json(&plain_key("m/", host))
+    }
+
+    /// True when the Onion n-gram `hash` was committed before.
+    pub fn has_hash(&self, hash: u64) -> Result<bool, StoreError> {
+        Ok(self.store.get(&dedup_key(hash))?.is_some())
+    }
+
+    /// Number of stored Onion hashes (a scan).
+    pub fn hash_count(&self) -> Result<usize, StoreError> {
+        self.store.count_prefix(b"d/")
+    }
+
+    /// The committed corpus byte offset (0 for a new crawl).
+    pub fn corpus_offset(&self) -> Result<u64, StoreError> {
+        Ok(match self.store.get(OFFSET)? {
+            Some(v) if v.len() == 8 => u64::from_be_bytes(v.try_into().expect("8 bytes")),
+            _ => 0,
+        })
+    }
+
+    /// The corpus format this state was written with, if any.
+    pub fn corpus_format(&self) -> Result<Option<String>, StoreError> {
+        Ok(self.store.get(FORMAT)?.map(|v| String::from_utf8_lossy(&v).into_owned()))
+    }
+
+    /// The committed counters.
+    pub fn counters(&self) -> Result<Counters, StoreError> {
+        Ok(self.get_json(COUNTERS)?.unwrap_or_default())
+    }
+}
+
+/// The writes of one page (or one learning step), applied atomically by
+/// [`CrawlState::commit`].
+pub struct StateBatch {
+    batch: Batch,
+    next_seq: Arc<AtomicU64>,
+}
+
+impl StateBatch {
+    /// Allocate the next crawl sequence number.
+    pub fn next_seq(&self) -> u64 {
+        self.next_seq.fetch_add(1, Ordering::SeqCst)
+    }
+
+    /// Append `entry` to `host`'s frontier and mark its URL seen; returns its sequence number.
+    pub fn push_frontier(&mut self, host: &str, mut entry: FrontierEntry) -> u64 {
+        let seq = self.next_seq();
+        entry.seq = seq;
+        self.batch.put(seen_key(&entry.url), Vec::new());
+        self.batch.put(seq_key("f/", host, seq), encode(&entry));
+        seq
+    }
+
+    /// Mark `url` seen without queueing it (e.g. a redirect target that was fetched).
+    pub fn mark_seen(&mut self, url: &str) {
+        self.batch.put(seen_key(url), Vec::new());
+    }
+
+    /// Remove `host`'s frontier entry `seq` (the page is done, whatever its outcome).
+    pub fn pop_frontier(&mut self, host: &str, seq: u64) {
+        self.batch.delete(seq_key("f/", host, seq));
+    }
+
+    /// Store `record` as the host's record.
+    pub fn put_host(&mut self, record: &HostRecord) {
+        self.batch.put(plain_key("h/", &record.host), encode(record));
+    }
+
+    /// Store the robots.txt entry of `host`.
+    pub fn put_robots<T: Serialize>(&mut self, host: &str, entry: &T) {
+        self.batch.put(plain_key("r/", host), encode(entry));
+    }
+
+    /// Keep `page` in `host`'s sample.
+    pub fn put_sample(&mut self, host: &str, page: &SampledPage) {
+        self.batch.put(seq_key("p/", host, page.seq), encode(page));
+    }
+
+    /// Mark sampled page `seq` of `host` as extracted and committed.
+    pub fn mark_sample_written(&mut self, host: &str, seq: u64) {
+        self.batch.put(seq_key("w/", host, seq), Vec::new());
+    }
+
+    /// Store the learned model of `host`.
+    pub fn put_model<T: Serialize>(&mut self, host: &str, model: &T) {
+        self.batch.put(plain_key("m/", host), encode(model));
+    }
+
+    /// Record Onion n-gram hashes of written paragraphs.
+    pub fn add_hashes(&mut self, hashes: &[u64]) {
+        for h in hashes {
+            self.batch.put(dedup_key(*h), Vec::new());
+        }
+    }
+
+    /// Record the corpus byte offset after the last flushed record, and its format.
+    pub fn set_corpus_offset(&mut self, offset: u64, format: &str) {
+        self.batch.put(OFFSET, offset.to_be_bytes().to_vec());
+        self.batch.put(FORMAT, format.as_bytes().to_vec());
+    }
+
+    /// Store the counters.
+    pub fn put_counters(&mut self, counters: &Counters) {
+        self.batch.put(COUNTERS, encode(counters));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{MemoryStore, SledStore};
+
+    fn exercise(state: &CrawlState) {
+        let mut b = state.batch();
+        let s1 = b.push_frontier("a.org", FrontierEntry { url: "http://a.org/1".into(), depth: 0, seq: 0 });
+        b.push_frontier("a.org", FrontierEntry { url: "http://a.org/2".into(), depth: 1, seq: 0 });
+        b.push_frontier("a.org:8080", FrontierEntry { url: "http://a.org:8080/x".into(), depth: 0, seq: 0 });
+        b.add_hashes(&[7, 9]);
+        b.set_corpus_offset(123, "jsonl");
+        state.commit(b).unwrap();
+        assert_eq!(state.frontier_head("a.org").unwrap().unwrap().url, "http://a.org/1");
+        assert_eq!(state.frontier_len("a.org").unwrap(), 2, "the a.org:8080 queue is separate");
+        assert!(state.is_seen("http://a.org/2").unwrap());
+        assert!(!state.is_seen("http://a.org/3").unwrap());
+        assert!(state.has_hash(9).unwrap() && !state.has_hash(8).unwrap());
+        assert_eq!(state.corpus_offset().unwrap(), 123);
+        let mut b = state.batch();
+        b.pop_frontier("a.org", s1);
+        state.commit(b).unwrap();
+        assert_eq!(state.frontier_head("a.org").unwrap().unwrap().url, "http://a.org/2");
+    }
+
+    #[test]
+    fn memory_store_frontier_is_fifo_per_host() {
+        exercise(&CrawlState::open(Arc::new(MemoryStore::new())).unwrap());
+    }
+
+    #[test]
+    fn sled_store_survives_reopen() {
+        let dir = tempfile::tempdir().unwrap();
+        {
+            let state = CrawlState::open(Arc::new(SledStore::open(dir.path()).unwrap())).unwrap();
+            exercise(&state);
+        }
+        let state = CrawlState::open(Arc::new(SledStore::open(dir.path()).unwrap())).unwrap();
+        assert_eq!(state.frontier_head("a.org").unwrap().unwrap().url, "http://a.org/2");
+        let next = state.batch().next_seq();
+        assert!(next >= 3, "sequence numbers continue after reopen, got {next}");
+    }
+}

@@ -1,0 +1,30 @@
+//! Shared test support: the loopback site server and paths to `../shared`.
+
+#![allow(dead_code)]
+
+pub mod site_server;
+
+use std::path::PathBuf;
+
+/// `../shared` beside the repository (override with `WEBCORPUS_SHARED`), or `None` with a
+/// loud message when it is missing, so that only the tests that need it are skipped.
+pub fn shared_dir(test: &str) -> Option<PathBuf> {
+    let dir = std::env::var_os("WEBCORPUS_SHARED")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared"));
+    if dir.join("sites").is_dir() && dir.join("data").is_dir() {
+        Some(dir)
+    } else {
+        eprintln!("\n*** SKIPPED {test}: shared data not found at {} (set WEBCORPUS_SHARED) ***\n", dir.display());
+        None
+    }
+}
+
+/// A config file for a loopback crawl: every given host resolved to `addr`.
+pub fn loopback_config(addr: std::net::SocketAddr, hosts: &[&str], extra: &str) -> String {
+    let mut toml = String::from("[net.resolve]\n");
+    for h in hosts {
+        toml.push_str(&format!("\"{h}\" = \"{addr}\"\n"));
+    }
+    format!("{extra}\n{toml}")
+}
