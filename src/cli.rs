@@ -76,6 +76,9 @@ pub struct ExtractArgs {
     /// first and extract each with it (the GoldMiner/StaDyNoT protocol).
     #[arg(long)]
     pub site: Option<String>,
+    /// With --site: print the learned model (patterns, static noise keys) to stderr.
+    #[arg(long)]
+    pub show_model: bool,
     /// Configuration file (for [justext], [learn], [crawl] language).
     #[arg(long, default_value = "config.toml")]
     pub config: PathBuf,

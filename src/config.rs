@@ -81,7 +81,8 @@ pub struct CrawlConfig {
     pub language: String,
     /// Which links to follow: `host` (same host as the seed, default), `domain`, `any`.
     pub scope: Scope,
-    /// Maximum link depth from a seed (seed = 0). Default 50.
+    /// Maximum link depth from a seed (seed = 0). Default 500: blogs chain their posts by
+    /// previous/next links, so a post can be hundreds of links from the front page.
     pub max_depth: u32,
     /// Maximum URLs queued per host. Default 100000.
     pub max_pages_per_host: u64,
@@ -120,7 +121,7 @@ impl Default for CrawlConfig {
             extractor: ExtractorKind::Default,
             language: "auto".into(),
             scope: Scope::Host,
-            max_depth: 50,
+            max_depth: 500,
             max_pages_per_host: 100_000,
             max_parallel_hosts: 64,
             exclude: DEFAULT_EXCLUDE.iter().map(|s| s.to_string()).collect(),

@@ -119,7 +119,11 @@ fn extract(args: ExtractArgs) -> Result<()> {
             if sample.is_empty() {
                 bail!("--site {site}: none of the files could be read");
             }
-            Some(Arc::new(learn(site, &sample, language.as_deref(), &config.justext, &config.learn)))
+            let model = learn(site, &sample, language.as_deref(), &config.justext, &config.learn);
+            if args.show_model {
+                eprint!("{}", model.summary());
+            }
+            Some(Arc::new(model))
         }
         None => None,
     };

@@ -10,6 +10,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 use support::site_server::{shared_sites, SiteServer};
+use url::Url;
 use webcorpus::config::Config;
 use webcorpus::crawl::{run, CrawlOptions};
 use webcorpus::html::{decode_html, segment, Document};
@@ -18,6 +19,13 @@ use webcorpus::store::{CrawlState, HostPhase, SledStore};
 
 const HOSTS: [&str; 5] =
     ["www.freepressokc.com", "www.paraguayos.org", "hidemiyoshi.jp", "awesomewm.org", "www-cs.stanford.edu"];
+const SEEDS: [&str; 5] = [
+    "http://www.freepressokc.com/index.html",
+    "https://www.paraguayos.org/",
+    "http://hidemiyoshi.jp/blog/",
+    "http://awesomewm.org/wiki/",
+    "http://www-cs.stanford.edu/index.html",
+];
 const MIN_DELAY_MS: u64 = 20;
 
 fn html_files(dir: &Path) -> Vec<std::path::PathBuf> {
@@ -37,8 +45,44 @@ fn html_files(dir: &Path) -> Vec<std::path::PathBuf> {
     out
 }
 
-/// Block texts present on every one of (up to) 30 pages of a site: its template lines,
-/// found independently of the crawler's learning.
+/// The HTML files of a site reachable from `seed` by links, found by a breadth-first walk
+/// over the files as a static server maps URLs to them (directories redirect to `dir/` and
+/// serve `index.html`; queries are ignored): the oracle for "every reachable page fetched".
+/// URLs the crawl is configured not to follow (`skip`) are not walked.
+fn reachable_files(site: &Path, seed: &str, skip: &dyn Fn(&Url) -> bool) -> HashSet<String> {
+    let a = scraper::Selector::parse("a[href], area[href]").unwrap();
+    let mut queue = std::collections::VecDeque::from([Url::parse(seed).unwrap()]);
+    let host = queue[0].host_str().unwrap().to_string();
+    let mut files = HashSet::new();
+    while let Some(mut url) = queue.pop_front() {
+        if url.host_str() != Some(host.as_str()) || skip(&url) {
+            continue;
+        }
+        let path = percent_encoding::percent_decode_str(url.path()).decode_utf8_lossy().into_owned();
+        let mut file = site.join(path.trim_start_matches('/'));
+        if file.is_dir() {
+            if !path.ends_with('/') {
+                url.set_path(&format!("{}/", url.path()));
+            }
+            file = file.join("index.html");
+        }
+        let rel = file.strip_prefix(site).unwrap().to_string_lossy().into_owned();
+        if !file.is_file() || !files.insert(rel) {
+            continue;
+        }
+        let doc = Document::parse(&decode_html(&std::fs::read(&file).unwrap(), None).text);
+        for el in doc.html.select(&a) {
+            if let Ok(mut link) = url.join(el.value().attr("href").unwrap_or("").trim()) {
+                link.set_fragment(None);
+                queue.push_back(link);
+            }
+        }
+    }
+    files
+}
+
+/// Block texts of three or more words present on every one of (up to) 30 pages of a site:
+/// its template lines, found independently of the crawler's learning.
 fn template_lines(site: &Path) -> HashSet<String> {
     let files = html_files(site);
     let step = (files.len() / 30).max(1);
@@ -53,7 +97,9 @@ fn template_lines(site: &Path) -> HashSet<String> {
         }
         pages += 1;
     }
-    counts.into_iter().filter(|(t, n)| *n == pages && t.chars().count() >= 4).map(|(t, _)| t).collect()
+    // Lines of one or two words ("About", "Education") are menu items that are also real
+    // headings of some pages; the longer ones are unambiguous chrome.
+    counts.into_iter().filter(|(t, n)| *n == pages && t.split_whitespace().count() >= 3).map(|(t, _)| t).collect()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -63,11 +109,7 @@ async fn crawl_five_real_sites_over_loopback() {
     let server = SiteServer::start("127.0.0.1:0", shared_sites(&sites));
     let tmp = tempfile::tempdir().unwrap();
     let seeds = tmp.path().join("seeds.txt");
-    std::fs::write(
-        &seeds,
-        "# the five sites\nhttp://www.freepressokc.com/index.html\nhttps://www.paraguayos.org/\nhttp://hidemiyoshi.jp/blog/\nhttp://awesomewm.org/wiki/\nhttp://www-cs.stanford.edu/index.html\nnot a url\n",
-    )
-    .unwrap();
+    std::fs::write(&seeds, format!("# the five sites\n{}\nnot a url\n", SEEDS.join("\n"))).unwrap();
     let mut hosts = HOSTS.to_vec();
     hosts.push("paraguayos.org");
     let toml = support::loopback_config(
@@ -80,6 +122,7 @@ async fn crawl_five_real_sites_over_loopback() {
         ),
     );
     let config = Config::parse(&toml, Path::new("test.toml")).unwrap();
+    let crawl_config = config.clone();
     let summary = run(CrawlOptions { config, seeds, quiet: true }).await.unwrap();
     assert!(!summary.interrupted);
     assert_eq!(summary.queued, 0, "the frontier is empty at the end");
@@ -91,14 +134,39 @@ async fn crawl_five_real_sites_over_loopback() {
         assert!(seen.insert((r.host.clone(), r.path.clone())), "requested twice: {} {}", r.host, r.path);
         assert!(r.user_agent.starts_with("webcorpus/"), "user agent {}", r.user_agent);
     }
-    // Every reachable page: (nearly) every HTML file of each snapshot was served with 200.
-    for host in HOSTS {
+    // Every reachable page fetched: the files served with 200 (`/x/` and `/x/index.html`
+    // are two URLs of one file) are exactly the files reachable from the seed by links that
+    // robots.txt allows and the crawl follows (not non-HTML-looking, not excluded).
+    let config = crawl_config;
+    let robots = webcorpus::crawl::robots::RobotsPolicy::parse(
+        &std::fs::read_to_string(sites.join("www.paraguayos.org/robots.txt")).unwrap(),
+        "webcorpus",
+    );
+    for (host, seed) in HOSTS.iter().zip(SEEDS) {
+        let skip = |u: &Url| {
+            !webcorpus::crawl::url::looks_like_html(u)
+                || config.crawl.is_excluded(u.as_str())
+                || (u.host_str() == Some("www.paraguayos.org") && !robots.is_allowed(u))
+        };
+        let reachable = reachable_files(&sites.join(host), seed, &skip);
+        let served: HashSet<String> = requests
+            .iter()
+            .filter(|r| r.host == *host && r.status == 200 && r.path != "/robots.txt")
+            .map(|r| {
+                let path = percent_encoding::percent_decode_str(r.path.split('?').next().unwrap_or(""))
+                    .decode_utf8_lossy()
+                    .into_owned();
+                let path = if path.ends_with('/') { format!("{path}index.html") } else { path };
+                path.trim_start_matches('/').to_string()
+            })
+            .collect();
         let files = html_files(&sites.join(host)).len();
-        let ok = requests.iter().filter(|r| r.host == host && r.status == 200 && r.path != "/robots.txt").count();
-        eprintln!("{host}: {ok} pages served of {files} HTML files");
-        let disallowed = if host == "www.paraguayos.org" { 3 } else { 0 };
-        assert!(ok + disallowed + files / 50 >= files, "{host}: only {ok} of {files} pages fetched");
-        assert!(ok <= files, "{host}: {ok} > {files}");
+        eprintln!("{host}: {} files served, {} reachable, {files} in the snapshot", served.len(), reachable.len());
+        assert!(reachable.len() * 2 > files, "{host}: the oracle found only {} files", reachable.len());
+        let missed: Vec<_> = reachable.difference(&served).collect();
+        assert!(missed.is_empty(), "{host}: reachable but not fetched: {missed:?}");
+        let extra: Vec<_> = served.difference(&reachable).collect();
+        assert!(extra.is_empty(), "{host}: fetched but not reachable: {extra:?}");
     }
     // robots.txt: fetched first, Disallow rules honoured.
     for host in HOSTS {
@@ -106,9 +174,10 @@ async fn crawl_five_real_sites_over_loopback() {
         assert_eq!(first.path, "/robots.txt", "{host}: robots.txt comes first");
     }
     for r in requests.iter().filter(|r| r.host == "www.paraguayos.org") {
-        for bad in ["/category/", "/tag/", "/page/", "/wp-admin/", "?"] {
-            assert!(!r.path.contains(bad), "robots.txt disallows {}", r.path);
+        for bad in ["/category/", "/tag/", "/page/", "/wp-admin/", "/archives/", "/search"] {
+            assert!(!r.path.starts_with(bad), "robots.txt disallows {}", r.path);
         }
+        assert!(!r.path.contains('?'), "robots.txt disallows /*? but {} was fetched", r.path);
     }
     // Politeness: one request at a time per host, at least min_delay apart (our user agent
     // is not in the robots.txt group that has a Crawl-delay).
@@ -139,17 +208,25 @@ async fn crawl_five_real_sites_over_loopback() {
             assert!(paragraphs.insert(p.text.clone()), "paragraph twice: {:?} ({})", p.text, r.url);
         }
     }
+    let mut template_total = 0;
     for host in HOSTS {
         let template = template_lines(&sites.join(host));
-        assert!(!template.is_empty(), "{host}: the test found no template lines");
-        let host_paragraphs: HashSet<&str> = records
+        eprintln!("{host}: {} template lines", template.len());
+        template_total += template.len();
+        // A menu item is also the heading of the page it links to ("Política de Privacidad"
+        // on the privacy page): a line found only in records whose title contains it is the
+        // page's own heading, not chrome.
+        let leaked: Vec<(&String, &str)> = records
             .iter()
             .filter(|r| r.host == host)
-            .flat_map(|r| r.paragraphs.iter().map(|p| p.text.as_str()))
+            .flat_map(|r| r.paragraphs.iter().map(move |p| (r, p)))
+            .filter_map(|(r, p)| template.get(&p.text).map(|t| (t, r)))
+            .filter(|(t, r)| !r.title.as_deref().unwrap_or("").contains(t.as_str()))
+            .map(|(t, r)| (t, r.url.as_str()))
             .collect();
-        let leaked: Vec<&String> = template.iter().filter(|t| host_paragraphs.contains(t.as_str())).collect();
         assert!(leaked.is_empty(), "{host}: template lines in the corpus: {leaked:?}");
     }
+    assert!(template_total >= 20, "the test found only {template_total} template lines");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -202,8 +202,9 @@ pub struct Fetcher {
 
 /// Where the redirect loop ended.
 enum Followed {
-    /// A non-redirect response (or a redirect without `Location`).
-    Done(Url, reqwest::Response),
+    /// A non-redirect response (or a redirect without `Location`), its URL and the number of
+    /// redirect hops followed to it.
+    Done(Url, reqwest::Response, u32),
     /// Redirected more than allowed; the last status.
     TooMany(u16),
     /// A redirect to an unusable `Location`; the last status.
@@ -253,9 +254,18 @@ impl Fetcher {
     /// [`FetchError::BadRedirect`]), [`FetchError::NotHtml`] for a 2xx non-HTML response and
     /// [`FetchError::BodyTooLarge`].
     pub async fn fetch(&self, url: &Url) -> Result<FetchedPage, FetchError> {
+        self.fetch_paced(url, Duration::ZERO).await
+    }
+
+    /// [`Fetcher::fetch`], waiting `hop_delay` before each redirect hop: a hop is a request
+    /// to a host like any other, so the crawler passes the host's politeness delay.
+    ///
+    /// # Errors
+    /// As [`Fetcher::fetch`].
+    pub async fn fetch_paced(&self, url: &Url, hop_delay: Duration) -> Result<FetchedPage, FetchError> {
         let start = Instant::now();
-        let (final_url, response) = match self.follow(url, self.config.max_redirects).await? {
-            Followed::Done(final_url, response) => (final_url, response),
+        let (final_url, response, hops) = match self.follow(url, self.config.max_redirects, hop_delay).await? {
+            Followed::Done(final_url, response, hops) => (final_url, response, hops),
             Followed::TooMany(_) => {
                 return Err(FetchError::TooManyRedirects { url: url.to_string(), max: self.config.max_redirects })
             }
@@ -287,7 +297,9 @@ impl Fetcher {
             content_type,
             retry_after,
             body,
-            response_time: start.elapsed(),
+            // Wall time of the requests only: the pauses between redirect hops are politeness,
+            // not server slowness, and must not feed the adaptive delay.
+            response_time: start.elapsed().saturating_sub(hop_delay * hops),
             fetched_at: SystemTime::now(),
         })
     }
@@ -305,8 +317,8 @@ impl Fetcher {
         robots.set_query(None);
         robots.set_fragment(None);
         let redirects = self.config.max_redirects.max(ROBOTS_REDIRECTS);
-        match self.follow(&robots, redirects).await {
-            Ok(Followed::Done(_, response)) => {
+        match self.follow(&robots, redirects, Duration::ZERO).await {
+            Ok(Followed::Done(_, response, _)) => {
                 let status = response.status().as_u16();
                 let body = read_body(response, MAX_ROBOTS_BYTES as u64, BodyCap::Truncate).await.ok()?.0;
                 Some((status, String::from_utf8_lossy(&body).into_owned()))
@@ -327,17 +339,20 @@ impl Fetcher {
     }
 
     /// GET `url`, following redirects by hand so each hop is checked.
-    async fn follow(&self, url: &Url, max_redirects: u32) -> Result<Followed, FetchError> {
+    async fn follow(&self, url: &Url, max_redirects: u32, hop_delay: Duration) -> Result<Followed, FetchError> {
         let mut current = url.clone();
         let mut hops = 0u32;
         loop {
+            if hops > 0 && !hop_delay.is_zero() {
+                tokio::time::sleep(hop_delay).await;
+            }
             let response = self.send(&current).await.map_err(|e| FetchError::from_reqwest(url, e))?;
             let status = response.status().as_u16();
             if !matches!(status, 301 | 302 | 303 | 307 | 308) {
-                return Ok(Followed::Done(current, response));
+                return Ok(Followed::Done(current, response, hops));
             }
             let Some(location) = response.headers().get(LOCATION) else {
-                return Ok(Followed::Done(current, response));
+                return Ok(Followed::Done(current, response, hops));
             };
             let location = String::from_utf8_lossy(location.as_bytes()).into_owned();
             let mut next = match current.join(location.trim()) {

@@ -363,6 +363,7 @@ impl Crawler {
                 HostPhase::Sampling => PageMode::Sample,
                 HostPhase::Learned | HostPhase::Fallback => PageMode::Extract(rt.model.clone()),
             };
+            let hop_delay = rt.politeness.last_delay().max(self.cfg.politeness.min_delay);
             let fut = page_task(
                 self.fetcher.clone(),
                 host.to_string(),
@@ -370,6 +371,7 @@ impl Crawler {
                 mode,
                 self.cfg.crawl.extractor,
                 self.settings.clone(),
+                hop_delay,
             );
             self.spawn(host, fut);
             return Ok(());

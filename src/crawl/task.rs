@@ -67,7 +67,7 @@ pub async fn robots_task(fetcher: Arc<Fetcher>, host: String, url: Url) -> TaskR
     TaskResult::Robots { host, result, response_time: start.elapsed() }
 }
 
-/// Fetch one page and do its CPU work.
+/// Fetch one page (waiting `hop_delay` before each redirect hop) and do its CPU work.
 pub async fn page_task(
     fetcher: Arc<Fetcher>,
     host: String,
@@ -75,13 +75,14 @@ pub async fn page_task(
     mode: PageMode,
     kind: ExtractorKind,
     settings: Arc<ExtractSettings>,
+    hop_delay: Duration,
 ) -> TaskResult {
     let start = Instant::now();
     let fetch = match Url::parse(&entry.url) {
-        Ok(url) => fetcher.fetch(&url).await,
+        Ok(url) => fetcher.fetch_paced(&url, hop_delay).await,
         Err(e) => Err(FetchError::Other { url: entry.url.clone(), message: format!("bad URL: {e}") }),
     };
-    let response_time = start.elapsed();
+    let response_time = fetch.as_ref().map_or_else(|_| start.elapsed(), |page| page.response_time);
     let work = match &fetch {
         Ok(page) if (200..300).contains(&page.status) => {
             let body = page.body.clone();

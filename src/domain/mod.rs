@@ -80,6 +80,12 @@ impl DomainModel {
                 let _ = writeln!(s, "  parent: {}", truncate(&g.parent, 4 * SUMMARY_KEY_CHARS));
                 let _ = writeln!(s, "  begin:  {}  (on {} pages)", g.begin.join(" "), g.begin_support);
                 let _ = writeln!(s, "  end:    {}  (on {} pages)", g.end.join(" "), g.end_support);
+                for (i, alt) in g.alternatives.iter().enumerate() {
+                    let _ =
+                        writeln!(s, "  template {} (support {} of {} pages left):", i + 2, alt.support, alt.pages_used);
+                    let _ = writeln!(s, "    begin: {}  (on {} pages)", alt.begin.join(" "), alt.begin_support);
+                    let _ = writeln!(s, "    end:   {}  (on {} pages)", alt.end.join(" "), alt.end_support);
+                }
             }
             None => {
                 let _ = writeln!(s, "goldminer: no pattern learned (jusText alone)");

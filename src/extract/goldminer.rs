@@ -65,6 +65,9 @@ pub struct GoldMinerParams {
     /// Least share of the pages used that must agree on the parent and on each pattern.
     /// Default 0.2.
     pub min_support_share: f64,
+    /// Most page templates (begin/end pattern pairs) learned per host. Default 3; 1 is the
+    /// paper's single pattern.
+    pub max_templates: usize,
 }
 
 impl Default for GoldMinerParams {
@@ -76,6 +79,7 @@ impl Default for GoldMinerParams {
             end_window_tokens: 32,
             min_support: 3,
             min_support_share: 0.2,
+            max_templates: 3,
         }
     }
 }
@@ -103,6 +107,12 @@ pub struct GoldMinerModel {
     pub pages_used: usize,
     /// Distinct jusText-good paragraph texts that repeated across pages and became bad.
     pub repeated_paragraphs: usize,
+    /// Patterns of further page templates of the host, learned the same way on the sampled
+    /// pages that none of the earlier patterns cut (a portal often has two or three article
+    /// templates; our extension of §III.A, at most [`GoldMinerParams::max_templates`] in all).
+    /// [`stretch`] tries the patterns in order.
+    #[serde(default)]
+    pub alternatives: Vec<GoldMinerModel>,
 }
 
 /// A page's tag token stream, in document order, from the DOM (not the raw HTML, so it is
@@ -270,8 +280,29 @@ pub struct LearnPage<'a> {
 }
 
 /// Learn a host's begin/end patterns from its sample (§III.A–B; the steps are in the module
-/// doc). `None` when the sample shows no parent or pattern with the minimum support.
+/// doc), then the patterns of further templates on the pages the first ones do not cut (see
+/// [`GoldMinerModel::alternatives`]). `None` when the sample shows no parent or pattern with
+/// the minimum support.
 pub fn learn(pages: &[LearnPage<'_>], params: &GoldMinerParams) -> Option<GoldMinerModel> {
+    let mut model = learn_template(pages, params)?;
+    let mut rest: Vec<&LearnPage<'_>> = pages.iter().collect();
+    for _ in 1..params.max_templates.max(1) {
+        rest.retain(|p| stretch(p.doc, p.blocks, &model).is_err());
+        if rest.len() < params.min_support.max(1) {
+            break;
+        }
+        let rest_pages: Vec<LearnPage<'_>> =
+            rest.iter().map(|p| LearnPage { doc: p.doc, blocks: p.blocks, labels: p.labels }).collect();
+        match learn_template(&rest_pages, params) {
+            Some(alt) => model.alternatives.push(alt),
+            None => break,
+        }
+    }
+    Some(model)
+}
+
+/// Learn one template's begin/end patterns (§III.A–B).
+fn learn_template(pages: &[LearnPage<'_>], params: &GoldMinerParams) -> Option<GoldMinerModel> {
     // 1. Good paragraphs repeated on ≥ 2 pages become bad.
     let norm = |b: &Block| b.text.to_lowercase();
     let mut pages_per_text: HashMap<String, usize> = HashMap::new();
@@ -349,6 +380,7 @@ pub fn learn(pages: &[LearnPage<'_>], params: &GoldMinerParams) -> Option<GoldMi
         end_support,
         pages_used: used.len(),
         repeated_paragraphs,
+        alternatives: Vec::new(),
     })
 }
 
@@ -510,12 +542,24 @@ fn signature_path(doc: &Document, id: NodeId) -> String {
 
 /// The block index range between the first match of the begin pattern and the first match of
 /// the end pattern after it: the blocks whose first text node lies between the two (§III.A).
+/// The model's template patterns are tried in order; the first that is on the page wins.
 ///
 /// # Errors
 /// [`ExtractError::PatternNotFound`] with `which` = "begin" or "end" when a pattern is not on
 /// the page: such a page yields nothing (§III: index pages, tag clouds, search results).
 pub fn stretch(doc: &Document, blocks: &[Block], model: &GoldMinerModel) -> Result<Range<usize>, ExtractError> {
     let ts = TokenStream::new(doc);
+    let mut result = template_stretch(&ts, blocks, model);
+    for alt in &model.alternatives {
+        if result.is_ok() {
+            break;
+        }
+        result = template_stretch(&ts, blocks, alt);
+    }
+    result
+}
+
+fn template_stretch(ts: &TokenStream, blocks: &[Block], model: &GoldMinerModel) -> Result<Range<usize>, ExtractError> {
     let ids = |p: &[String]| -> Vec<u64> { p.iter().map(|t| xxh3_64(t.as_bytes())).collect() };
     let begin = ids(&model.begin);
     let end = ids(&model.end);

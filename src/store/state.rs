@@ -128,9 +128,12 @@ fn plain_key(prefix: &str, host: &str) -> Vec<u8> {
     format!("{prefix}{host}").into_bytes()
 }
 
+/// The seen-set key of a URL: xxh3-128 of the URL without its scheme, so that the http and
+/// https forms of one page (sites link both ways) are one page.
 fn seen_key(url: &str) -> Vec<u8> {
+    let without_scheme = url.split_once("://").map_or(url, |(_, rest)| rest);
     let mut k = b"s/".to_vec();
-    k.extend_from_slice(&xxhash_rust::xxh3::xxh3_128(url.as_bytes()).to_be_bytes());
+    k.extend_from_slice(&xxhash_rust::xxh3::xxh3_128(without_scheme.as_bytes()).to_be_bytes());
     k
 }
 
@@ -356,6 +359,7 @@ mod tests {
         assert_eq!(state.frontier_len("a.org").unwrap(), 2, "the a.org:8080 queue is separate");
         assert!(state.is_seen("http://a.org/2").unwrap());
         assert!(!state.is_seen("http://a.org/3").unwrap());
+        assert!(state.is_seen("https://a.org/2").unwrap(), "http and https forms are one page");
         assert!(state.has_hash(9).unwrap() && !state.has_hash(8).unwrap());
         assert_eq!(state.corpus_offset().unwrap(), 123);
         let mut b = state.batch();

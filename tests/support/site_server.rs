@@ -145,7 +145,8 @@ fn respond(root: &SiteRoot, raw_path: &str) -> (u16, Vec<u8>, &'static str, Opti
         Err(_) => return not_found,
     };
     match root {
-        SiteRoot::Pages(pages) => match pages.get(path).or_else(|| pages.get(&decoded)) {
+        SiteRoot::Pages(pages) => match pages.get(raw_path).or_else(|| pages.get(path)).or_else(|| pages.get(&decoded))
+        {
             Some(body) => (200, body.clone(), "text/html", None),
             None => not_found,
         },
