@@ -58,7 +58,7 @@ pub async fn run(opts: CrawlOptions) -> Result<CrawlSummary, CrawlError> {
     }
     let writer = open_writer(format, &cfg.crawl.out_dir, state.corpus_offset()?)?;
     let corpus = writer.path().to_path_buf();
-    let sink = Sink::new(state.clone(), writer, format, Onion::new(cfg.dedup.clone())?)?;
+    let sink = Sink::new(state.clone(), writer, format, Onion::new(cfg.dedup)?)?;
     let mut crawler = Crawler::new(cfg, sink, opts.quiet)?;
 
     // 2. Seeds.
@@ -429,8 +429,8 @@ impl Crawler {
         &mut self,
         host: &str,
         entry: FrontierEntry,
-        fetch: Result<crate::crawl::fetch::FetchedPage, crate::crawl::fetch::FetchError>,
-        work: Option<crate::crawl::task::PageWork>,
+        fetch: Result<Box<crate::crawl::fetch::FetchedPage>, crate::crawl::fetch::FetchError>,
+        work: Option<Box<crate::crawl::task::PageWork>>,
         response_time: Duration,
     ) -> Result<(), CrawlError> {
         let now = Instant::now();
@@ -442,7 +442,14 @@ impl Crawler {
         let mut batch = self.sink.state.batch();
         let page = match fetch {
             Err(e) => {
-                rt.politeness.record_failure(now);
+                use crate::crawl::fetch::FetchError;
+                if matches!(e, FetchError::Timeout { .. } | FetchError::Connect { .. } | FetchError::Other { .. }) {
+                    rt.politeness.record_failure(now);
+                } else {
+                    // The host answered (a PDF, a page over the size cap, a bad redirect):
+                    // not a host failure, the regular delay applies.
+                    rt.politeness.record_response(now, response_time, 200, None, crawl_delay);
+                }
                 if rt.politeness.is_dead() {
                     eprintln!("warning: host {host}: too many consecutive failures; host given up (last: {e})");
                     rec.dead = true;

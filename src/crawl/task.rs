@@ -51,10 +51,10 @@ pub enum TaskResult {
         host: String,
         /// The frontier entry fetched.
         entry: FrontierEntry,
-        /// The response, or why there is none.
-        fetch: Result<FetchedPage, FetchError>,
-        /// Decode/parse/extract output for 2xx responses.
-        work: Option<PageWork>,
+        /// The response (boxed: it holds the body), or why there is none.
+        fetch: Result<Box<FetchedPage>, FetchError>,
+        /// Decode/parse/extract output for 2xx responses (boxed: it holds the page).
+        work: Option<Box<PageWork>>,
         /// Wall time of the request.
         response_time: Duration,
     },
@@ -90,7 +90,7 @@ pub async fn page_task(
             let final_url = page.final_url.clone();
             let job = move || page_work(&body, content_type.as_deref(), &final_url, mode, kind, &settings);
             match tokio::task::spawn_blocking(job).await {
-                Ok(work) => Some(work),
+                Ok(work) => Some(Box::new(work)),
                 Err(e) => {
                     tracing::error!(url = entry.url, "page processing panicked: {e}");
                     None
@@ -99,7 +99,7 @@ pub async fn page_task(
         }
         _ => None,
     };
-    TaskResult::Page { host, entry, fetch, work, response_time }
+    TaskResult::Page { host, entry, fetch: fetch.map(Box::new), work, response_time }
 }
 
 /// Decode, parse, collect links and (in extract mode) extract one page. Pure CPU work.

@@ -46,7 +46,7 @@ fn charset_from_content_type(ct: &str) -> Option<&'static Encoding> {
     let pos = lower.find("charset=")?;
     let value = lower[pos + 8..].trim_start_matches(['"', '\'']);
     let end = value.find(|c: char| c == ';' || c == '"' || c == '\'' || c.is_whitespace()).unwrap_or(value.len());
-    Encoding::for_label(value[..end].as_bytes())
+    Encoding::for_label(&value.as_bytes()[..end])
 }
 
 fn charset_from_meta(head: &[u8]) -> Option<&'static Encoding> {

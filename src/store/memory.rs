@@ -1,7 +1,7 @@
 //! [`MemoryStore`]: the in-memory twin of the sled store, for unit tests (a `BTreeMap` behind
 //! a mutex, same ordering and batch semantics).
 
-use super::{Batch, Store, StoreError};
+use super::{Batch, Entries, Store, StoreError};
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
@@ -27,7 +27,7 @@ impl Store for MemoryStore {
         Ok(self.map().get(key).cloned())
     }
 
-    fn scan_prefix(&self, prefix: &[u8], limit: usize) -> Result<Vec<(Vec<u8>, Vec<u8>)>, StoreError> {
+    fn scan_prefix(&self, prefix: &[u8], limit: usize) -> Result<Entries, StoreError> {
         Ok(self
             .map()
             .range(prefix.to_vec()..)

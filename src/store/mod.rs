@@ -39,6 +39,9 @@ pub enum StoreError {
     },
 }
 
+/// Key-value pairs returned by a prefix scan, in key order.
+pub type Entries = Vec<(Vec<u8>, Vec<u8>)>;
+
 /// A set of writes applied atomically by [`Store::apply`]: all or none.
 #[derive(Debug, Default, Clone)]
 pub struct Batch {
@@ -73,7 +76,7 @@ pub trait Store: Send + Sync {
     /// The value under `key`.
     fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, StoreError>;
     /// Up to `limit` entries whose key starts with `prefix`, in key order.
-    fn scan_prefix(&self, prefix: &[u8], limit: usize) -> Result<Vec<(Vec<u8>, Vec<u8>)>, StoreError>;
+    fn scan_prefix(&self, prefix: &[u8], limit: usize) -> Result<Entries, StoreError>;
     /// Number of keys that start with `prefix` (a scan; for stats, not hot paths).
     fn count_prefix(&self, prefix: &[u8]) -> Result<usize, StoreError>;
     /// Apply all writes of `batch` atomically.

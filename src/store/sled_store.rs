@@ -2,7 +2,7 @@
 //! `sled::Batch` (atomic within one tree, which is why all state shares one tree with key
 //! prefixes), and [`Store::flush`] onto `Db::flush` (fsync).
 
-use super::{Batch, Store, StoreError};
+use super::{Batch, Entries, Store, StoreError};
 use std::path::{Path, PathBuf};
 
 /// A [`Store`] in a sled database directory.
@@ -41,7 +41,7 @@ impl Store for SledStore {
         Ok(self.db.get(key).map_err(|e| self.err(e))?.map(|v| v.to_vec()))
     }
 
-    fn scan_prefix(&self, prefix: &[u8], limit: usize) -> Result<Vec<(Vec<u8>, Vec<u8>)>, StoreError> {
+    fn scan_prefix(&self, prefix: &[u8], limit: usize) -> Result<Entries, StoreError> {
         let mut out = Vec::new();
         for item in self.db.scan_prefix(prefix).take(limit) {
             let (k, v) = item.map_err(|e| self.err(e))?;

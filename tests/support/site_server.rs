@@ -147,6 +147,7 @@ fn respond(root: &SiteRoot, raw_path: &str) -> (u16, Vec<u8>, &'static str, Opti
     match root {
         SiteRoot::Pages(pages) => match pages.get(raw_path).or_else(|| pages.get(path)).or_else(|| pages.get(&decoded))
         {
+            Some(body) if body.starts_with(b"%PDF") => (200, body.clone(), "application/pdf", None),
             Some(body) => (200, body.clone(), "text/html", None),
             None => not_found,
         },

@@ -1,0 +1,81 @@
+//! Bad input never stops a crawl: a malformed seed line, an unreachable host, a non-HTML
+//! response, a page over the size cap, broken HTML and a wrong charset each give a message or
+//! a counter, and the good pages still reach the corpus.
+
+mod support;
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
+use support::site_server::{SiteRoot, SiteServer};
+use webcorpus::config::Config;
+use webcorpus::crawl::{run, CrawlOptions};
+use webcorpus::model::Record;
+use webcorpus::store::{CrawlState, SledStore};
+
+const GOOD: &str = "The council met on Tuesday evening to discuss the new budget for the public library, \
+    and after a long debate the members agreed that the opening hours should be extended in the winter, \
+    when the reading rooms are the warmest place in town for many of the older residents.";
+
+fn page(body: &str) -> Vec<u8> {
+    format!("<html><head><title>t</title></head><body><div id=nav><a href=/>Home</a></div><p>{body}</p></body></html>")
+        .into_bytes()
+}
+
+fn bad_site() -> HashMap<String, Vec<u8>> {
+    let mut pages = HashMap::new();
+    pages.insert(
+        "/".to_string(),
+        b"<html><body><p>Index</p><a href=/good.html>good</a> <a href=/report>report</a> <a href=/huge.html>huge</a>
+        <a href=/broken.html>broken</a> <a href=/latin1.html>latin1</a> <a href=/missing.html>missing</a>
+        <a href='http://[::1'>bad url</a> <a href='javascript:void(0)'>js</a></body></html>"
+            .to_vec(),
+    );
+    pages.insert("/good.html".to_string(), page(GOOD));
+    pages.insert("/report".to_string(), b"%PDF-1.4 not html".to_vec());
+    pages.insert("/huge.html".to_string(), page(&"word ".repeat(60_000)));
+    let mut broken = b"<html><body><p>Unclosed <div><table><tr><td>The mayor said the storm damaged more than forty homes in the eastern district and that the repairs would take weeks, because most of the roofs have to be replaced before the next heavy rain arrives, and that the city will pay for the materials of every family that asks for help".to_vec();
+    broken.extend_from_slice(&[0, 0xff, 0xfe, b'<', b'/', 0x80]);
+    pages.insert("/broken.html".to_string(), broken);
+    // Declared UTF-8, written in windows-1252: the é bytes are malformed UTF-8.
+    let mut latin1 = b"<html><head><meta charset=\"utf-8\"></head><body><p>The caf\xe9 on the main square reopened this week after the renovation, and the owners said that the \xe9clairs are back on the menu for everybody who missed them during the long and noisy months of the work.</p></body></html>".to_vec();
+    latin1.extend_from_slice(b"\n");
+    pages.insert("/latin1.html".to_string(), latin1);
+    pages
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_pages_and_hosts_are_counted_and_the_crawl_goes_on() {
+    let mut sites = HashMap::new();
+    sites.insert("bad.test".to_string(), SiteRoot::Pages(Arc::new(bad_site())));
+    let server = SiteServer::start("127.0.0.1:0", sites);
+    let tmp = tempfile::tempdir().unwrap();
+    let seeds = tmp.path().join("seeds.txt");
+    std::fs::write(
+        &seeds,
+        "http://bad.test/\nnot a url\nftp://bad.test/file\nhttp://unreachable.test/  # closed port\n",
+    )
+    .unwrap();
+    let toml = format!(
+        "[crawl]\nstate_dir = \"{}\"\nout_dir = \"{}\"\n[politeness]\nmin_delay = \"0s\"\nbackoff_base = \"10ms\"\n\
+         [net]\nmax_body_bytes = 100000\nconnect_timeout = \"2s\"\n[net.resolve]\n\"bad.test\" = \"{}\"\n\"unreachable.test\" = \"127.0.0.1:1\"\n",
+        tmp.path().join("state").display(),
+        tmp.path().join("corpus").display(),
+        server.addr
+    );
+    let config = Config::parse(&toml, Path::new("test.toml")).unwrap();
+    let summary = run(CrawlOptions { config, seeds, quiet: true }).await.unwrap();
+    let c = &summary.counters;
+    assert_eq!(c.discards.get("not_html"), Some(&1), "{c:?}");
+    assert_eq!(c.discards.get("body_too_large"), Some(&1), "{c:?}");
+    assert_eq!(c.discards.get("http_404"), Some(&1), "{c:?}");
+    let state = CrawlState::open(Arc::new(SledStore::open(&tmp.path().join("state")).unwrap())).unwrap();
+    assert!(state.host("unreachable.test").unwrap().unwrap().dead, "the unreachable host is given up");
+    let corpus = std::fs::read_to_string(tmp.path().join("corpus/corpus.jsonl")).unwrap();
+    let records: Vec<Record> = corpus.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let text_of =
+        |path: &str| records.iter().find(|r| r.url.ends_with(path)).map(|r| r.text.clone()).unwrap_or_default();
+    assert!(text_of("/good.html").contains("opening hours"), "{records:?}");
+    assert!(text_of("/broken.html").contains("storm damaged"), "broken HTML is repaired, not dropped: {records:?}");
+    assert!(text_of("/latin1.html").contains("reopened this week"), "a wrong charset loses only the bad bytes");
+}
