@@ -33,6 +33,7 @@
 
 use crate::extract::{justext, ExtractContext, ExtractError, Extractor};
 use crate::html::segment::is_skipped_tag;
+use crate::html::walk::{pruned_edges, VOID_TAGS};
 use crate::html::Document;
 use crate::model::{Block, Label};
 use ego_tree::iter::Edge;
@@ -141,42 +142,27 @@ pub struct TokenStream {
 }
 
 const TEXT_MARKER: &str = "#text";
-const VOID_TAGS: &[&str] =
-    &["area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source", "track", "wbr"];
 
 impl TokenStream {
     /// Tokenise a parsed page.
     pub fn new(doc: &Document) -> TokenStream {
         let mut ts = TokenStream::default();
-        let mut skipping: Option<NodeId> = None;
-        for edge in doc.html.tree.root().traverse() {
+        // A skipped element (script, style, ...) gives its start and end tags only.
+        let prune = |n: ego_tree::NodeRef<'_, Node>| n.value().as_element().is_some_and(|el| is_skipped_tag(el.name()));
+        for edge in pruned_edges(doc.html.tree.root(), prune) {
             match edge {
-                Edge::Open(node) => {
-                    if skipping.is_some() {
-                        continue;
+                Edge::Open(node) => match node.value() {
+                    Node::Element(el) => {
+                        ts.open_pos.insert(node.id(), ts.tokens.len());
+                        ts.push(start_signature(el));
                     }
-                    match node.value() {
-                        Node::Element(el) => {
-                            ts.open_pos.insert(node.id(), ts.tokens.len());
-                            ts.push(start_signature(el));
-                            if is_skipped_tag(el.name()) {
-                                skipping = Some(node.id());
-                            }
-                        }
-                        Node::Text(t) if !t.trim().is_empty() => {
-                            ts.text_pos.insert(node.id(), ts.tokens.len());
-                            ts.push(TEXT_MARKER.to_string());
-                        }
-                        _ => {}
+                    Node::Text(t) if !t.trim().is_empty() => {
+                        ts.text_pos.insert(node.id(), ts.tokens.len());
+                        ts.push(TEXT_MARKER.to_string());
                     }
-                }
+                    _ => {}
+                },
                 Edge::Close(node) => {
-                    if let Some(id) = skipping {
-                        if id != node.id() {
-                            continue;
-                        }
-                        skipping = None;
-                    }
                     if let Node::Element(el) = node.value() {
                         if VOID_TAGS.contains(&el.name()) {
                             ts.close_pos.insert(node.id(), ts.tokens.len().saturating_sub(1));

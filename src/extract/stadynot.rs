@@ -26,6 +26,7 @@
 
 use crate::extract::{ExtractContext, ExtractError, Extractor};
 use crate::html::segment::is_skipped_tag;
+use crate::html::walk::{pruned_edges, VOID_TAGS};
 use crate::html::{collapse_whitespace, Document};
 use crate::model::{Block, Label};
 use ego_tree::iter::Edge;
@@ -126,36 +127,27 @@ pub fn learn_static(docs: &[Document], params: &StaDyNoTParams) -> StaticNoiseMo
 fn for_each_key(doc: &Document, mut f: impl FnMut(NodeId, &str)) {
     // One text buffer per open element; a closing element's text is appended to its parent's.
     let mut stack: Vec<String> = vec![String::new()];
-    let mut skipping: Option<NodeId> = None;
-    for edge in doc.html.tree.root().traverse() {
+    let dropped = |name: &str| is_skipped_tag(name) || NON_INFORMATIVE_TAGS.contains(&name);
+    let prune = |n: NodeRef<'_, Node>| n.value().as_element().is_some_and(|el| dropped(el.name()));
+    for edge in pruned_edges(doc.html.tree.root(), prune) {
         match edge {
-            Edge::Open(node) => {
-                if skipping.is_some() {
-                    continue;
-                }
-                match node.value() {
-                    Node::Element(el) if is_skipped_tag(el.name()) || NON_INFORMATIVE_TAGS.contains(&el.name()) => {
-                        skipping = Some(node.id());
+            Edge::Open(node) => match node.value() {
+                Node::Element(el) if dropped(el.name()) => {}
+                Node::Element(_) => stack.push(String::new()),
+                Node::Text(t) => {
+                    if let Some(top) = stack.last_mut() {
+                        top.push_str(t);
                     }
-                    Node::Element(_) => stack.push(String::new()),
-                    Node::Text(t) => {
-                        if let Some(top) = stack.last_mut() {
-                            top.push_str(t);
-                        }
-                    }
-                    _ => {}
                 }
-            }
+                _ => {}
+            },
             Edge::Close(node) => {
-                if let Some(id) = skipping {
-                    if id == node.id() {
-                        skipping = None;
-                    }
-                    continue;
-                }
                 let Node::Element(el) = node.value() else {
                     continue;
                 };
+                if dropped(el.name()) {
+                    continue;
+                }
                 let raw = stack.pop().unwrap_or_default();
                 if let Some(parent) = stack.last_mut() {
                     parent.push_str(&raw);
@@ -292,39 +284,27 @@ struct TextStats {
 /// in `noise` or skipped by the segmenter.
 fn text_stats(node: NodeRef<'_, Node>, noise: &HashSet<NodeId>) -> TextStats {
     let mut s = TextStats { total: 0, link: 0 };
-    let mut skipping: Option<NodeId> = None;
     let mut links = 0usize;
-    for edge in node.traverse() {
+    let pruned = |n: NodeRef<'_, Node>| {
+        (n.id() != node.id() && noise.contains(&n.id()))
+            || n.value().as_element().is_some_and(|e| is_skipped_tag(e.name()))
+    };
+    for edge in pruned_edges(node, pruned) {
         match edge {
-            Edge::Open(n) => {
-                if skipping.is_some() {
-                    continue;
-                }
-                match n.value() {
-                    Node::Element(el) => {
-                        if (n.id() != node.id() && noise.contains(&n.id())) || is_skipped_tag(el.name()) {
-                            skipping = Some(n.id());
-                        } else if el.name() == "a" {
-                            links += 1;
-                        }
+            Edge::Open(n) if pruned(n) => {}
+            Edge::Close(n) if pruned(n) => {}
+            Edge::Open(n) => match n.value() {
+                Node::Element(el) if el.name() == "a" => links += 1,
+                Node::Text(t) => {
+                    let c = collapsed_chars(t);
+                    s.total += c;
+                    if links > 0 {
+                        s.link += c;
                     }
-                    Node::Text(t) => {
-                        let c = collapsed_chars(t);
-                        s.total += c;
-                        if links > 0 {
-                            s.link += c;
-                        }
-                    }
-                    _ => {}
                 }
-            }
+                _ => {}
+            },
             Edge::Close(n) => {
-                if let Some(id) = skipping {
-                    if id == n.id() {
-                        skipping = None;
-                    }
-                    continue;
-                }
                 if n.value().as_element().is_some_and(|e| e.name() == "a") {
                     links = links.saturating_sub(1);
                 }
@@ -404,64 +384,33 @@ pub fn noise_labels(doc: &Document, blocks: &[Block], noise: &HashSet<NodeId>) -
 /// subtrees, comments and doctype.
 pub fn cleaned_html(doc: &Document, noise: &HashSet<NodeId>) -> String {
     let mut out = String::new();
-    let mut skipping: Option<NodeId> = None;
-    for edge in doc.html.tree.root().traverse() {
+    let pruned = |n: NodeRef<'_, Node>| noise.contains(&n.id());
+    for edge in pruned_edges(doc.html.tree.root(), pruned) {
         match edge {
-            Edge::Open(n) => {
-                if skipping.is_some() {
-                    continue;
-                }
-                if noise.contains(&n.id()) {
-                    skipping = Some(n.id());
-                    continue;
-                }
-                match n.value() {
-                    Node::Element(el) => {
-                        out.push('<');
-                        out.push_str(el.name());
-                        for (name, value) in el.attrs() {
-                            let _ = write!(out, " {name}=\"{}\"", escape(value, true));
-                        }
-                        out.push('>');
+            Edge::Open(n) | Edge::Close(n) if pruned(n) => {}
+            Edge::Open(n) => match n.value() {
+                Node::Element(el) => {
+                    out.push('<');
+                    out.push_str(el.name());
+                    for (name, value) in el.attrs() {
+                        let _ = write!(out, " {name}=\"{}\"", escape(value, true));
                     }
-                    Node::Text(t) => {
-                        let raw = n
-                            .parent()
-                            .and_then(|p| p.value().as_element().map(|e| matches!(e.name(), "script" | "style")));
-                        if raw == Some(true) {
-                            out.push_str(t);
-                        } else {
-                            out.push_str(&escape(t, false));
-                        }
-                    }
-                    _ => {}
+                    out.push('>');
                 }
-            }
+                Node::Text(t) => {
+                    let raw =
+                        n.parent().and_then(|p| p.value().as_element().map(|e| matches!(e.name(), "script" | "style")));
+                    if raw == Some(true) {
+                        out.push_str(t);
+                    } else {
+                        out.push_str(&escape(t, false));
+                    }
+                }
+                _ => {}
+            },
             Edge::Close(n) => {
-                if let Some(id) = skipping {
-                    if id == n.id() {
-                        skipping = None;
-                    }
-                    continue;
-                }
                 if let Some(el) = n.value().as_element() {
-                    if !matches!(
-                        el.name(),
-                        "area"
-                            | "base"
-                            | "br"
-                            | "col"
-                            | "embed"
-                            | "hr"
-                            | "img"
-                            | "input"
-                            | "link"
-                            | "meta"
-                            | "param"
-                            | "source"
-                            | "track"
-                            | "wbr"
-                    ) {
+                    if !VOID_TAGS.contains(&el.name()) {
                         let _ = write!(out, "</{}>", el.name());
                     }
                 }

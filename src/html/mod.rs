@@ -4,6 +4,7 @@
 pub mod decode;
 pub mod links;
 pub mod segment;
+pub mod walk;
 
 pub use decode::{decode_html, Decoded};
 pub use segment::segment;

@@ -4,6 +4,7 @@
 //! text. Non-content elements (script, style, forms, embedded objects, head) are skipped as
 //! jusText's preprocessor drops them.
 
+use crate::html::walk::pruned_edges;
 use crate::html::{collapse_whitespace, Document};
 use crate::model::{Block, ParagraphKind};
 use ego_tree::iter::Edge;
@@ -89,35 +90,27 @@ pub fn segment(doc: &Document) -> Vec<Block> {
 /// subtree (used by StaDyNoT to segment a page cleaned of noise tags).
 pub fn segment_skipping(doc: &Document, skip: &dyn Fn(NodeId) -> bool) -> Vec<Block> {
     let mut maker = BlockMaker::default();
-    let mut skipping: Option<NodeId> = None;
-    let root = doc.html.tree.root();
-    for edge in root.traverse() {
+    let prune = |node: ego_tree::NodeRef<'_, Node>| {
+        node.value().as_element().is_some_and(|el| is_skipped_tag(el.name())) || skip(node.id())
+    };
+    let mut pruned: Option<NodeId> = None;
+    for edge in pruned_edges(doc.html.tree.root(), prune) {
         match edge {
-            Edge::Open(node) => {
-                if skipping.is_some() {
-                    continue;
-                }
-                match node.value() {
-                    Node::Element(el) => {
-                        let name = el.name();
-                        if is_skipped_tag(name) || skip(node.id()) {
-                            skipping = Some(node.id());
-                            continue;
-                        }
-                        maker.open(name, node.id());
+            Edge::Open(node) => match node.value() {
+                Node::Element(el) => {
+                    if is_skipped_tag(el.name()) || skip(node.id()) {
+                        pruned = Some(node.id());
+                    } else {
+                        maker.open(el.name(), node.id());
                     }
-                    Node::Text(t) => maker.text(t, node.id()),
-                    _ => {}
                 }
-            }
+                Node::Text(t) => maker.text(t, node.id()),
+                _ => {}
+            },
             Edge::Close(node) => {
-                if let Some(id) = skipping {
-                    if id == node.id() {
-                        skipping = None;
-                    }
-                    continue;
-                }
-                if let Node::Element(el) = node.value() {
+                if pruned == Some(node.id()) {
+                    pruned = None;
+                } else if let Node::Element(el) = node.value() {
                     maker.close(el.name());
                 }
             }
