@@ -1,4 +1,4 @@
-//! The command line (clap): `crawl`, `extract`, `stats`, `score`. Parsing only; `main.rs`
+//! The command line (clap): `crawl`, `extract`, `stats`, `score`, `eval`. Parsing only; `main.rs`
 //! runs the commands through the library.
 
 use crate::extract::ExtractorKind;
@@ -28,6 +28,9 @@ pub enum Command {
     Stats(StatsArgs),
     /// Score a JSONL corpus against gold text (word-level P/R/F1, CleanEval style).
     Score(ScoreArgs),
+    /// Evaluate extractors on the annotated sets (../shared/data): word, bag-of-words,
+    /// shingle and snippet scores with bootstrap standard errors, and throughput.
+    Eval(EvalArgs),
 }
 
 /// `webcorpus crawl`.
@@ -110,4 +113,34 @@ pub struct ScoreArgs {
     /// Also print one line per gold page.
     #[arg(long)]
     pub per_page: bool,
+}
+
+/// `webcorpus eval`.
+#[derive(Debug, clap::Args)]
+pub struct EvalArgs {
+    /// Sets: directories, or names of sets under the data directory (WEBCORPUS_DATA or
+    /// [eval] data_dir), comma-separated. Default: every set there.
+    #[arg(long, value_delimiter = ',')]
+    pub data: Vec<PathBuf>,
+    /// Extractors, comma-separated. Default: all.
+    #[arg(long, value_delimiter = ',')]
+    pub extractor: Vec<ExtractorKind>,
+    /// Write every number (rows, sites, pages) to this JSON file.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+    /// Add per-site rows (sites with at least [learn] min_sample pages; the rest pooled).
+    #[arg(long)]
+    pub per_site: bool,
+    /// Also evaluate per-site extractors with each page's model learned without it.
+    #[arg(long)]
+    pub leave_one_out: bool,
+    /// Evaluate only the first N pages of each set.
+    #[arg(long)]
+    pub limit: Option<usize>,
+    /// Worker threads (default: all cores); pages/s is per thread either way.
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Configuration file (for [justext], [learn], [crawl] language, [eval] data_dir).
+    #[arg(long, default_value = "config.toml")]
+    pub config: PathBuf,
 }

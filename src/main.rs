@@ -6,13 +6,14 @@ use clap::Parser;
 use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
-use webcorpus::cli::{Cli, Command, CrawlArgs, ExtractArgs, ScoreArgs, StatsArgs};
+use webcorpus::cli::{Cli, Command, CrawlArgs, EvalArgs, ExtractArgs, ScoreArgs, StatsArgs};
 use webcorpus::config::Config;
 use webcorpus::crawl::stats::report;
 use webcorpus::crawl::CrawlOptions;
 use webcorpus::domain::{learn::learn, SamplePage};
 use webcorpus::extract::files::read_page;
 use webcorpus::extract::pipeline::{extract_html, ExtractSettings};
+use webcorpus::extract::ExtractorKind;
 use webcorpus::store::{CrawlState, SledStore};
 
 fn main() -> std::process::ExitCode {
@@ -37,6 +38,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Extract(args) => extract(args),
         Command::Stats(args) => stats(args),
         Command::Score(args) => score(args),
+        Command::Eval(args) => eval(args),
     }
 }
 
@@ -161,5 +163,37 @@ fn stats(args: StatsArgs) -> Result<()> {
 fn score(args: ScoreArgs) -> Result<()> {
     let report = webcorpus::eval::score::score_corpus(&args.corpus, &args.gold)?;
     print!("{}", report.render(args.per_page));
+    Ok(())
+}
+
+fn eval(args: EvalArgs) -> Result<()> {
+    use webcorpus::eval::{dataset, run};
+    let config = load_config(&args.config)?;
+    let sets = dataset::resolve_sets(&config.data_dir(), &args.data)?;
+    let extractors = if args.extractor.is_empty() { ExtractorKind::ALL.to_vec() } else { args.extractor };
+    let opts = run::EvalOptions {
+        extractors,
+        leave_one_out: args.leave_one_out,
+        limit: args.limit,
+        threads: args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1),
+        settings: ExtractSettings {
+            language: config.crawl.language().map(str::to_string),
+            justext: config.justext.clone(),
+            stadynot: config.learn.stadynot.clone(),
+        },
+        learn: config.learn.clone(),
+    };
+    let mut reports = Vec::new();
+    for dir in sets {
+        let set = dataset::Dataset::load(&dir)?;
+        let report = run::evaluate_set(&set, &opts);
+        println!("{}", report.render(args.per_site));
+        reports.push(report);
+    }
+    if let Some(path) = args.json {
+        let file = std::fs::File::create(&path).with_context(|| format!("creating {}", path.display()))?;
+        serde_json::to_writer(std::io::BufWriter::new(file), &reports)
+            .with_context(|| format!("writing {}", path.display()))?;
+    }
     Ok(())
 }

@@ -354,6 +354,256 @@ impl Aggregate {
     }
 }
 
+/// Share of the gold's characters that the output keeps (tree-filter paper, Table 1:
+/// "characters of the gold kept / dropped"). Measured through the word alignment of
+/// [`alignment_scores`]: a gold word counts as kept when the alignment matches it to an output
+/// word; its characters (Unicode scalar values, whitespace excluded) are added to `kept`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct CharsKept {
+    /// Characters of matched gold words.
+    pub kept: usize,
+    /// Characters of all gold words.
+    pub total: usize,
+}
+
+impl CharsKept {
+    /// kept / total; 0.0 when the gold is empty.
+    pub fn share(&self) -> f64 {
+        ratio(self.kept, self.total)
+    }
+
+    /// Component-wise sum.
+    pub fn add(&mut self, other: CharsKept) {
+        self.kept += other.kept;
+        self.total += other.total;
+    }
+}
+
+/// The CleanEval word alignment of one page ([`word_alignment_prf`], same matching blocks)
+/// together with the gold characters it keeps ([`CharsKept`]), from one alignment run.
+pub fn alignment_scores(output: &[&str], gold: &[&str]) -> (Prf, CharsKept) {
+    let blocks = matching_blocks(output, gold, false);
+    let tp: usize = blocks.iter().map(|m| m.size).sum();
+    let kept = blocks.iter().flat_map(|m| &gold[m.b..m.b + m.size]).map(|w| w.chars().count()).sum();
+    let total = gold.iter().map(|w| w.chars().count()).sum();
+    (Prf { tp, fp: output.len() - tp, fn_: gold.len() - tp }, CharsKept { kept, total })
+}
+
+/// Tokens of the ScrapingHub article-extraction-benchmark (`evaluate.py`: `re.findall(r'\w+')`
+/// with Unicode): maximal runs of characters that are alphanumeric (`char::is_alphanumeric`)
+/// or `_`. Case is kept. (Python's `\w` and Rust's alphanumeric differ on a few combining
+/// marks of Indic scripts; irrelevant for the shared sets.)
+pub fn word_tokens(text: &str) -> Vec<&str> {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '_')).filter(|t| !t.is_empty()).collect()
+}
+
+/// Length of the shingles (word n-grams) of [`shingle_counts`]: 4, as ScrapingHub's
+/// `string_shingle_matching(ngram_n=4)`.
+pub const SHINGLE_N: usize = 4;
+
+/// Shingle counts of one page (ScrapingHub `string_shingle_matching`): multisets of the word
+/// [`SHINGLE_N`]-grams of output and gold ([`word_tokens`]; a text with fewer than n tokens
+/// gives one shorter shingle, as `_ngrams` does); tp = Σ min counts, fp / fn = the excess of
+/// the output / gold. Counts are not normalised: the page precision and recall below are
+/// the same as those of the normalised counts.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct ShingleCounts {
+    /// Shingles in both (multiset intersection).
+    pub tp: usize,
+    /// Output shingles beyond the intersection.
+    pub fp: usize,
+    /// Gold shingles beyond the intersection.
+    pub fn_: usize,
+    /// True when the output's token sequence equals the gold's ("accuracy" of the benchmark).
+    pub exact: bool,
+}
+
+impl ShingleCounts {
+    /// Page precision, `None` when the output has no shingle (the page is skipped for
+    /// precision, as `metrics_from_tp_fp_fns` does).
+    pub fn precision(&self) -> Option<f64> {
+        (self.tp + self.fp > 0).then(|| self.tp as f64 / (self.tp + self.fp) as f64)
+    }
+
+    /// Page recall, `None` when the gold has no shingle (skipped for recall).
+    pub fn recall(&self) -> Option<f64> {
+        (self.tp + self.fn_ > 0).then(|| self.tp as f64 / (self.tp + self.fn_) as f64)
+    }
+}
+
+fn shingles<'a>(tokens: &'a [&'a str]) -> HashMap<&'a [&'a str], usize> {
+    let mut counts = HashMap::new();
+    for i in 0..tokens.len().saturating_sub(SHINGLE_N - 1).max(1) {
+        let s = &tokens[i..tokens.len().min(i + SHINGLE_N)];
+        if !s.is_empty() {
+            *counts.entry(s).or_insert(0) += 1;
+        }
+    }
+    counts
+}
+
+/// The shingle counts of `output` against `gold` (plain texts; see [`ShingleCounts`]).
+pub fn shingle_counts(output: &str, gold: &str) -> ShingleCounts {
+    let out_tokens = word_tokens(output);
+    let gold_tokens = word_tokens(gold);
+    let out = shingles(&out_tokens);
+    let gold_sh = shingles(&gold_tokens);
+    let mut c = ShingleCounts { exact: out_tokens == gold_tokens, ..ShingleCounts::default() };
+    for (s, &n) in &out {
+        let g = gold_sh.get(s).copied().unwrap_or(0);
+        c.tp += n.min(g);
+        c.fp += n.saturating_sub(g);
+    }
+    for (s, &g) in &gold_sh {
+        c.fn_ += g.saturating_sub(out.get(s).copied().unwrap_or(0));
+    }
+    c
+}
+
+/// Shingle scores averaged over pages (ScrapingHub `metrics_from_tp_fp_fns`): precision = mean
+/// of the page precisions over pages with output shingles, recall = mean of the page recalls
+/// over pages with gold shingles, F1 = harmonic mean of the two means (not the mean of page
+/// F1s); accuracy = share of pages whose tokens equal the gold's.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct ShingleMean {
+    /// Pages added.
+    pub pages: usize,
+    /// Pages counted for precision.
+    pub precision_pages: usize,
+    /// Pages counted for recall.
+    pub recall_pages: usize,
+    /// Pages whose tokens equal the gold's.
+    pub exact: usize,
+    sum_precision: f64,
+    sum_recall: f64,
+}
+
+impl ShingleMean {
+    /// Add one page.
+    pub fn add(&mut self, page: &ShingleCounts) {
+        self.pages += 1;
+        self.exact += usize::from(page.exact);
+        if let Some(p) = page.precision() {
+            self.precision_pages += 1;
+            self.sum_precision += p;
+        }
+        if let Some(r) = page.recall() {
+            self.recall_pages += 1;
+            self.sum_recall += r;
+        }
+    }
+
+    /// Mean page precision (0.0 with no page counted).
+    pub fn precision(&self) -> f64 {
+        if self.precision_pages == 0 {
+            0.0
+        } else {
+            self.sum_precision / self.precision_pages as f64
+        }
+    }
+
+    /// Mean page recall (0.0 with no page counted).
+    pub fn recall(&self) -> f64 {
+        if self.recall_pages == 0 {
+            0.0
+        } else {
+            self.sum_recall / self.recall_pages as f64
+        }
+    }
+
+    /// Harmonic mean of [`Self::precision`] and [`Self::recall`].
+    pub fn f1(&self) -> f64 {
+        harmonic(self.precision(), self.recall())
+    }
+
+    /// Share of pages whose token sequence equals the gold's.
+    pub fn accuracy(&self) -> f64 {
+        ratio(self.exact, self.pages)
+    }
+}
+
+/// `text` with every run of whitespace replaced by one space and the ends trimmed.
+pub fn normalize_whitespace(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Snippet counts (trafilatura's evaluation, `tests/comparison.py`; see the data README):
+/// each `with` snippet found in the whitespace-normalised output is a tp, missing a fn; each
+/// `without` snippet found is a fp, missing a tn. Summed over pages (micro average).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct SnippetCounts {
+    /// `with` snippets found.
+    pub tp: usize,
+    /// `with` snippets missing.
+    pub fn_: usize,
+    /// `without` snippets found.
+    pub fp: usize,
+    /// `without` snippets missing.
+    pub tn: usize,
+}
+
+impl SnippetCounts {
+    /// tp / (tp + fp); 0.0 when nothing was found.
+    pub fn precision(&self) -> f64 {
+        ratio(self.tp, self.tp + self.fp)
+    }
+
+    /// tp / (tp + fn); 0.0 without `with` snippets.
+    pub fn recall(&self) -> f64 {
+        ratio(self.tp, self.tp + self.fn_)
+    }
+
+    /// Harmonic mean of precision and recall.
+    pub fn f1(&self) -> f64 {
+        harmonic(self.precision(), self.recall())
+    }
+
+    /// (tp + tn) / all snippets.
+    pub fn accuracy(&self) -> f64 {
+        ratio(self.tp + self.tn, self.tp + self.fn_ + self.fp + self.tn)
+    }
+
+    /// Number of snippets counted.
+    pub fn total(&self) -> usize {
+        self.tp + self.fn_ + self.fp + self.tn
+    }
+
+    /// Component-wise sum.
+    pub fn add(&mut self, other: SnippetCounts) {
+        self.tp += other.tp;
+        self.fn_ += other.fn_;
+        self.fp += other.fp;
+        self.tn += other.tn;
+    }
+}
+
+/// The snippet counts of one page: `output` and the snippets are whitespace-normalised
+/// ([`normalize_whitespace`]) and matched as substrings, case-sensitively. Snippets that are
+/// empty after normalisation are not counted.
+pub fn snippet_counts(output: &str, with: &[String], without: &[String]) -> SnippetCounts {
+    let out = normalize_whitespace(output);
+    let found = |s: &String| {
+        let s = normalize_whitespace(s);
+        (!s.is_empty()).then(|| out.contains(&s))
+    };
+    let mut c = SnippetCounts::default();
+    for hit in with.iter().filter_map(found) {
+        if hit {
+            c.tp += 1;
+        } else {
+            c.fn_ += 1;
+        }
+    }
+    for hit in without.iter().filter_map(found) {
+        if hit {
+            c.fp += 1;
+        } else {
+            c.tn += 1;
+        }
+    }
+    c
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -499,5 +749,78 @@ mod tests {
         assert_eq!(p.fn_, y - x);
         assert_eq!(word_alignment_prf(&gold, &gold).tp, gold.len());
         assert_eq!(bag_of_words_prf(&output, &gold).fp, 40);
+    }
+    #[test]
+    fn chars_kept_counts_matched_gold_words() {
+        // Gold "ab cde f" (6 chars); output keeps "ab cde" aligned, drops "f", adds "zz".
+        let (prf, chars) = alignment_scores(&w("zz ab cde"), &w("ab cde f"));
+        assert_eq!(prf, Prf { tp: 2, fp: 1, fn_: 1 });
+        assert_eq!(chars, CharsKept { kept: 5, total: 6 });
+        assert!((chars.share() - 5.0 / 6.0).abs() < 1e-12);
+        // Multi-byte characters count once; an unaligned repeat is not kept.
+        let (_, chars) = alignment_scores(&w("été"), &w("été x été"));
+        assert_eq!(chars, CharsKept { kept: 3, total: 7 });
+        assert_eq!(alignment_scores(&[], &[]).1.share(), 0.0);
+    }
+
+    #[test]
+    fn word_tokens_are_unicode_word_runs() {
+        assert_eq!(word_tokens("Héllo, wörld_1! 3.14 -- ok"), vec!["Héllo", "wörld_1", "3", "14", "ok"]);
+        assert_eq!(word_tokens("東京 e-mail"), vec!["東京", "e", "mail"]);
+        assert!(word_tokens(" ,.; ").is_empty());
+    }
+
+    #[test]
+    fn shingle_counts_by_hand() {
+        // Gold tokens a b c d e (shingles abcd, bcde); output a b c d x (abcd, bcdx).
+        let c = shingle_counts("a b c d x", "a, b. c d e");
+        assert_eq!((c.tp, c.fp, c.fn_, c.exact), (1, 1, 1, false));
+        assert_eq!(c.precision(), Some(0.5));
+        assert_eq!(c.recall(), Some(0.5));
+        // Repeated shingles are a multiset: gold "a b c d a b c d" has abcd twice.
+        let c = shingle_counts("a b c d", "a b c d a b c d");
+        assert_eq!((c.tp, c.fp, c.fn_), (1, 0, 4));
+        // Fewer than 4 tokens: one short shingle.
+        let c = shingle_counts("x y", "x y");
+        assert_eq!((c.tp, c.fp, c.fn_, c.exact), (1, 0, 0, true));
+        // Empty output: precision skipped, recall 0.
+        let c = shingle_counts("", "a b c d");
+        assert_eq!((c.precision(), c.recall()), (None, Some(0.0)));
+        let c = shingle_counts("a b", "");
+        assert_eq!((c.precision(), c.recall()), (Some(0.0), None));
+    }
+
+    #[test]
+    fn shingle_mean_averages_pages_then_takes_the_harmonic_mean() {
+        let mut m = ShingleMean::default();
+        m.add(&ShingleCounts { tp: 1, fp: 1, fn_: 3, exact: false }); // P .5, R .25
+        m.add(&ShingleCounts { tp: 2, fp: 0, fn_: 0, exact: true }); // P 1, R 1
+        m.add(&ShingleCounts { tp: 0, fp: 0, fn_: 4, exact: false }); // P skipped, R 0
+        m.add(&ShingleCounts { tp: 0, fp: 3, fn_: 0, exact: false }); // P 0, R skipped
+        assert_eq!((m.pages, m.precision_pages, m.recall_pages, m.exact), (4, 3, 3, 1));
+        assert!((m.precision() - 0.5).abs() < 1e-12);
+        assert!((m.recall() - 1.25 / 3.0).abs() < 1e-12);
+        let (p, r) = (0.5, 1.25 / 3.0);
+        assert!((m.f1() - 2.0 * p * r / (p + r)).abs() < 1e-12);
+        assert!((m.accuracy() - 0.25).abs() < 1e-12);
+        assert_eq!(ShingleMean::default().f1(), 0.0);
+    }
+
+    #[test]
+    fn snippets_found_after_whitespace_normalisation() {
+        let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        let out = "First  paragraph\nends here.\n\nSecond one.";
+        let c = snippet_counts(out, &s(&["paragraph ends here", "Second one", "missing"]), &s(&["Cookie", "First"]));
+        assert_eq!(c, SnippetCounts { tp: 2, fn_: 1, fp: 1, tn: 1 });
+        assert!((c.precision() - 2.0 / 3.0).abs() < 1e-12);
+        assert!((c.recall() - 2.0 / 3.0).abs() < 1e-12);
+        assert!((c.accuracy() - 0.6).abs() < 1e-12);
+        // Case matters; an empty snippet is not counted.
+        let c = snippet_counts("abc", &s(&["ABC", "  "]), &[]);
+        assert_eq!(c, SnippetCounts { tp: 0, fn_: 1, fp: 0, tn: 0 });
+        let mut sum = c;
+        sum.add(SnippetCounts { tp: 3, fn_: 0, fp: 1, tn: 2 });
+        assert_eq!(sum.total(), 7);
+        assert!((sum.f1() - 2.0 * 0.75 * 0.75 / 1.5).abs() < 1e-12);
     }
 }

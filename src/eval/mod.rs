@@ -3,5 +3,9 @@
 //! beside the pipeline: `webcorpus eval` runs extractors over the datasets in
 //! `../shared/data` and scores them with [`metrics`].
 
+pub mod bootstrap;
+pub mod dataset;
 pub mod metrics;
+pub mod report;
+pub mod run;
 pub mod score;

@@ -6,12 +6,15 @@
 //! Per-site extractors (GoldMiner, StaDyNoT) read the host's [`DomainModel`] from the
 //! [`ExtractContext`]; without one they fall back to jusText alone.
 
+pub mod boilerpipe;
+pub mod bte;
 pub mod files;
 pub mod goldminer;
 pub mod justext;
 pub mod pipeline;
 pub mod stadynot;
 pub mod stoplist;
+pub mod tree_filter;
 
 use crate::domain::DomainModel;
 use crate::html::Document;
@@ -85,12 +88,28 @@ pub enum ExtractorKind {
     /// StaDyNoT (Uzun et al. 2014): static + dynamic noise tags removed.
     #[serde(rename = "stadynot")]
     StaDyNoT,
+    /// BTE, Body Text Extraction (Finn et al. 2001): the word-dense, tag-sparse stretch.
+    #[serde(rename = "bte")]
+    Bte,
+    /// Boilerpipe ArticleExtractor (Kohlschütter et al. 2010).
+    #[serde(rename = "boilerpipe")]
+    Boilerpipe,
+    /// Boilerpipe followed by the HTML-tree filter (Viveros-Jiménez et al. 2018).
+    #[serde(rename = "boilerpipe-tree")]
+    BoilerpipeTree,
 }
 
 impl ExtractorKind {
     /// All kinds, in the order the CLI lists them.
-    pub const ALL: [ExtractorKind; 4] =
-        [ExtractorKind::Default, ExtractorKind::JusText, ExtractorKind::GoldMiner, ExtractorKind::StaDyNoT];
+    pub const ALL: [ExtractorKind; 7] = [
+        ExtractorKind::Default,
+        ExtractorKind::JusText,
+        ExtractorKind::GoldMiner,
+        ExtractorKind::StaDyNoT,
+        ExtractorKind::Bte,
+        ExtractorKind::Boilerpipe,
+        ExtractorKind::BoilerpipeTree,
+    ];
 
     /// The registry name.
     pub fn name(self) -> &'static str {
@@ -99,12 +118,15 @@ impl ExtractorKind {
             ExtractorKind::JusText => "justext",
             ExtractorKind::GoldMiner => "goldminer",
             ExtractorKind::StaDyNoT => "stadynot",
+            ExtractorKind::Bte => "bte",
+            ExtractorKind::Boilerpipe => "boilerpipe",
+            ExtractorKind::BoilerpipeTree => "boilerpipe-tree",
         }
     }
 
     /// True for extractors that need a learned [`DomainModel`] to do more than jusText.
     pub fn uses_model(self) -> bool {
-        !matches!(self, ExtractorKind::JusText)
+        matches!(self, ExtractorKind::Default | ExtractorKind::GoldMiner | ExtractorKind::StaDyNoT)
     }
 }
 

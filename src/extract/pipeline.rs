@@ -76,6 +76,11 @@ pub fn extract_document(
         ExtractorKind::GoldMiner => GoldMiner.classify(doc, blocks, &ctx)?,
         ExtractorKind::StaDyNoT => StaDyNoT::new(settings.stadynot.clone()).classify(doc, blocks, &ctx)?,
         ExtractorKind::Default => default_labels(doc, blocks, &ctx, &settings.stadynot)?,
+        ExtractorKind::Bte => crate::extract::bte::Bte.classify(doc, blocks, &ctx)?,
+        ExtractorKind::Boilerpipe => crate::extract::boilerpipe::Boilerpipe.classify(doc, blocks, &ctx)?,
+        ExtractorKind::BoilerpipeTree => {
+            crate::extract::tree_filter::BoilerpipeTree::default().classify(doc, blocks, &ctx)?
+        }
     };
     if labels.len() != blocks.len() {
         return Err(ExtractError::LabelCount { extractor: kind.name(), labels: labels.len(), blocks: blocks.len() });

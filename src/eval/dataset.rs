@@ -1,0 +1,256 @@
+//! Evaluation sets on disk: the principal type is [`Dataset`], one set of the shared data
+//! (`../shared/data/<set>`, layout in its README): `gold.jsonl` with one [`GoldPage`] per line
+//! and the page itself in `html/<id>.html.gz`. `webcorpus eval` ([`super::run`]) loads a set,
+//! groups its pages by `site` for per-site learning and reads each page's HTML when it
+//! extracts it ([`Dataset::read_html`]), so a set is never held in memory as HTML.
+
+use crate::extract::files::{read_page, FileError};
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+
+/// Errors loading a set.
+#[derive(Debug, thiserror::Error)]
+pub enum DatasetError {
+    /// The data directory (or a named set in it) does not exist.
+    #[error("evaluation data not found at {path}; set WEBCORPUS_DATA or [eval] data_dir")]
+    NotFound {
+        /// The directory looked for.
+        path: PathBuf,
+    },
+    /// `gold.jsonl` could not be read.
+    #[error("{path}: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// A line of `gold.jsonl` is not a gold page.
+    #[error("{path}:{line}: {reason}")]
+    Json {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line number.
+        line: usize,
+        /// serde_json's message.
+        reason: String,
+    },
+    /// A page HTML file could not be read.
+    #[error(transparent)]
+    Page(#[from] FileError),
+}
+
+/// One annotated page of `gold.jsonl` (fields of the data README; set-specific extras are
+/// ignored).
+#[derive(Debug, Clone, Deserialize)]
+pub struct GoldPage {
+    /// File stem: the page is `html/<id>.html.gz`.
+    pub id: String,
+    /// Page URL, if known.
+    #[serde(default)]
+    pub url: Option<String>,
+    /// Registrable domain, the unit of per-site learning; `None` when unknown (such a page
+    /// is a site of its own, see [`GoldPage::site_key`]).
+    #[serde(default)]
+    pub site: Option<String>,
+    /// Page type (`article`, `forum`, ..., `no-article`), if annotated.
+    #[serde(default, rename = "type")]
+    pub page_type: Option<String>,
+    /// Full gold main text; `None` when the set has only snippets.
+    #[serde(default)]
+    pub text: Option<String>,
+    /// Snippets that must appear in the output.
+    #[serde(default)]
+    pub with: Vec<String>,
+    /// Snippets that must not appear in the output.
+    #[serde(default)]
+    pub without: Vec<String>,
+}
+
+impl GoldPage {
+    /// The grouping key for per-site learning: `site`, or `id:<id>` when unknown.
+    pub fn site_key(&self) -> String {
+        match self.site.as_deref() {
+            Some(s) if !s.is_empty() => s.to_string(),
+            _ => format!("id:{}", self.id),
+        }
+    }
+
+    /// True when the page has snippets to check.
+    pub fn has_snippets(&self) -> bool {
+        !self.with.is_empty() || !self.without.is_empty()
+    }
+}
+
+/// One evaluation set: its name (the directory name), directory and pages in file order.
+#[derive(Debug, Clone)]
+pub struct Dataset {
+    /// The set's name, e.g. `cleanportaleval`.
+    pub name: String,
+    /// The set's directory.
+    pub dir: PathBuf,
+    /// The pages, in `gold.jsonl` order.
+    pub pages: Vec<GoldPage>,
+}
+
+impl Dataset {
+    /// Load `<dir>/gold.jsonl` (pages only; HTML is read on demand).
+    ///
+    /// # Errors
+    /// [`DatasetError::NotFound`] when `dir` is missing; [`DatasetError::Read`] /
+    /// [`DatasetError::Json`] naming the file (and line) otherwise.
+    pub fn load(dir: &Path) -> Result<Dataset, DatasetError> {
+        if !dir.is_dir() {
+            return Err(DatasetError::NotFound { path: dir.to_path_buf() });
+        }
+        let path = dir.join("gold.jsonl");
+        let text =
+            std::fs::read_to_string(&path).map_err(|source| DatasetError::Read { path: path.clone(), source })?;
+        let mut pages = Vec::new();
+        for (i, line) in text.lines().enumerate() {
+            if line.trim().is_empty() {
+                continue;
+            }
+            let page: GoldPage = serde_json::from_str(line).map_err(|e| DatasetError::Json {
+                path: path.clone(),
+                line: i + 1,
+                reason: e.to_string(),
+            })?;
+            pages.push(page);
+        }
+        let name =
+            dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| dir.display().to_string());
+        Ok(Dataset { name, dir: dir.to_path_buf(), pages })
+    }
+
+    /// Keep only the first `n` pages.
+    pub fn truncate(&mut self, n: usize) {
+        self.pages.truncate(n);
+    }
+
+    /// True when some page has full gold text (word, bag-of-words, shingle metrics apply).
+    pub fn has_text(&self) -> bool {
+        self.pages.iter().any(|p| p.text.is_some())
+    }
+
+    /// True when some page has snippets (snippet metrics apply).
+    pub fn has_snippets(&self) -> bool {
+        self.pages.iter().any(GoldPage::has_snippets)
+    }
+
+    /// Path of a page's HTML: `<dir>/html/<id>.html.gz`.
+    pub fn html_path(&self, page: &GoldPage) -> PathBuf {
+        self.dir.join("html").join(format!("{}.html.gz", page.id))
+    }
+
+    /// Read, gunzip, unwrap (CleanEval wrapper line) and decode one page's HTML.
+    ///
+    /// # Errors
+    /// [`DatasetError::Page`] naming the file when it cannot be read.
+    pub fn read_html(&self, page: &GoldPage) -> Result<String, DatasetError> {
+        Ok(read_page(&self.html_path(page))?.decoded.text)
+    }
+
+    /// Page indices grouped by [`GoldPage::site_key`], groups in order of first appearance.
+    pub fn sites(&self) -> Vec<(String, Vec<usize>)> {
+        let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
+        let mut index: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+        for (i, p) in self.pages.iter().enumerate() {
+            let key = p.site_key();
+            match index.get(&key) {
+                Some(&g) => groups[g].1.push(i),
+                None => {
+                    index.insert(key.clone(), groups.len());
+                    groups.push((key, vec![i]));
+                }
+            }
+        }
+        groups
+    }
+}
+
+/// The set directories named by `specs`: a spec that is an existing directory is taken as it
+/// is; otherwise it names a set under `data_dir` (`cleanportaleval` → `<data_dir>/cleanportaleval`).
+/// With no specs: every directory under `data_dir` that holds a `gold.jsonl`, sorted by name.
+///
+/// # Errors
+/// [`DatasetError::NotFound`] when `data_dir` (with no specs) or a named set is missing.
+pub fn resolve_sets(data_dir: &Path, specs: &[PathBuf]) -> Result<Vec<PathBuf>, DatasetError> {
+    if specs.is_empty() {
+        let entries =
+            std::fs::read_dir(data_dir).map_err(|_| DatasetError::NotFound { path: data_dir.to_path_buf() })?;
+        let mut dirs: Vec<PathBuf> =
+            entries.flatten().map(|e| e.path()).filter(|p| p.join("gold.jsonl").is_file()).collect();
+        dirs.sort();
+        if dirs.is_empty() {
+            return Err(DatasetError::NotFound { path: data_dir.to_path_buf() });
+        }
+        return Ok(dirs);
+    }
+    specs
+        .iter()
+        .map(|s| {
+            if s.is_dir() {
+                Ok(s.clone())
+            } else if data_dir.join(s).is_dir() {
+                Ok(data_dir.join(s))
+            } else {
+                Err(DatasetError::NotFound { path: s.clone() })
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn data_dir() -> PathBuf {
+        let data = std::env::var("WEBCORPUS_DATA").unwrap_or_else(|_| "../shared/data".into());
+        Path::new(env!("CARGO_MANIFEST_DIR")).join(data)
+    }
+
+    #[test]
+    fn a_missing_set_says_where_it_looked_and_how_to_configure() {
+        let err = Dataset::load(Path::new("/nonexistent/data/set")).unwrap_err().to_string();
+        assert!(err.contains("/nonexistent/data/set") && err.contains("WEBCORPUS_DATA"), "{err}");
+        let err = resolve_sets(Path::new("/nonexistent/data"), &[]).unwrap_err().to_string();
+        assert!(err.contains("/nonexistent/data"), "{err}");
+    }
+
+    #[test]
+    fn a_bad_gold_line_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("gold.jsonl"), "{\"id\": \"a\", \"text\": null}\n\n{\"id\": 3}\n").unwrap();
+        let err = Dataset::load(dir.path()).unwrap_err().to_string();
+        assert!(err.contains("gold.jsonl:3"), "{err}");
+        std::fs::write(dir.path().join("gold.jsonl"), "{\"id\": \"a\", \"site\": null, \"with\": [\"x\"]}\n").unwrap();
+        let set = Dataset::load(dir.path()).unwrap();
+        assert_eq!(set.pages[0].site_key(), "id:a");
+        assert!(set.has_snippets() && !set.has_text());
+        let err = set.read_html(&set.pages[0]).unwrap_err().to_string();
+        assert!(err.contains("a.html.gz"), "{err}");
+    }
+
+    #[test]
+    fn cleanportaleval_loads_with_four_sites() {
+        let dir = data_dir().join("cleanportaleval");
+        if !dir.is_dir() {
+            eprintln!("!!! SKIPPED: evaluation data not found at {}", dir.display());
+            return;
+        }
+        let set = Dataset::load(&dir).unwrap();
+        assert_eq!(set.name, "cleanportaleval");
+        assert_eq!(set.pages.len(), 71);
+        assert!(set.has_text() && !set.has_snippets());
+        let sites = set.sites();
+        assert_eq!(sites.len(), 4);
+        assert_eq!(sites.iter().map(|(_, p)| p.len()).sum::<usize>(), 71);
+        let html = set.read_html(&set.pages[0]).unwrap();
+        assert!(!html.starts_with("<text id="), "wrapper not stripped");
+        assert!(html.len() > 1000);
+        let all = resolve_sets(&data_dir(), &[]).unwrap();
+        assert!(all.contains(&dir));
+        assert_eq!(resolve_sets(&data_dir(), &[PathBuf::from("cleanportaleval")]).unwrap(), vec![dir]);
+    }
+}
