@@ -61,6 +61,8 @@ pub struct Config {
     pub justext: JusTextParams,
     /// `[dedup]`: Onion parameters.
     pub dedup: OnionParams,
+    /// `[tree_filter]`: the HTML-tree filter of `boilerpipe-tree`.
+    pub tree_filter: crate::extract::tree_filter::TreeFilterParams,
     /// `[eval]`: evaluation data.
     pub eval: EvalConfig,
 }

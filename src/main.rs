@@ -105,11 +105,7 @@ fn extract(args: ExtractArgs) -> Result<()> {
         Some(_) => None,
         None => config.crawl.language().map(str::to_string),
     };
-    let settings = ExtractSettings {
-        language: language.clone(),
-        justext: config.justext.clone(),
-        stadynot: config.learn.stadynot.clone(),
-    };
+    let settings = ExtractSettings { language: language.clone(), ..ExtractSettings::from_config(&config) };
     let pages: Vec<_> = args.files.iter().map(|f| read_page(f)).collect();
     let model = match &args.site {
         Some(site) => {
@@ -176,11 +172,7 @@ fn eval(args: EvalArgs) -> Result<()> {
         leave_one_out: args.leave_one_out,
         limit: args.limit,
         threads: args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1),
-        settings: ExtractSettings {
-            language: config.crawl.language().map(str::to_string),
-            justext: config.justext.clone(),
-            stadynot: config.learn.stadynot.clone(),
-        },
+        settings: ExtractSettings::from_config(&config),
         learn: config.learn.clone(),
     };
     let mut reports = Vec::new();

@@ -122,11 +122,7 @@ fn rfc3339(t: SystemTime) -> String {
 impl Crawler {
     fn new(cfg: Config, sink: Sink, quiet: bool) -> Result<Crawler, CrawlError> {
         let fetcher = Arc::new(Fetcher::new(&cfg.net)?);
-        let settings = Arc::new(ExtractSettings {
-            language: cfg.crawl.language().map(str::to_string),
-            justext: cfg.justext.clone(),
-            stadynot: cfg.learn.stadynot.clone(),
-        });
+        let settings = Arc::new(ExtractSettings::from_config(&cfg));
         let ua_token = user_agent_token(&cfg.net.user_agent);
         Ok(Crawler {
             cfg,

@@ -14,6 +14,7 @@ use crate::extract::justext::{self, JusText, JusTextParams};
 use crate::extract::stadynot::{self, StaDyNoT, StaDyNoTParams};
 use crate::extract::stoplist::stoplist_for;
 use crate::extract::{ExtractContext, ExtractError, Extractor, ExtractorKind};
+use crate::extract::tree_filter::TreeFilterParams;
 use crate::html::{segment, Document};
 use crate::model::{Block, Label, Paragraph};
 
@@ -26,6 +27,21 @@ pub struct ExtractSettings {
     pub justext: JusTextParams,
     /// StaDyNoT thresholds.
     pub stadynot: StaDyNoTParams,
+    /// The HTML-tree filter's ancestor depth (boilerpipe-tree).
+    pub tree_filter: TreeFilterParams,
+}
+
+impl ExtractSettings {
+    /// The settings of `config`: `[crawl] language`, `[justext]`, `[learn.stadynot]`,
+    /// `[tree_filter]`.
+    pub fn from_config(config: &crate::config::Config) -> ExtractSettings {
+        ExtractSettings {
+            language: config.crawl.language().map(str::to_string),
+            justext: config.justext.clone(),
+            stadynot: config.learn.stadynot.clone(),
+            tree_filter: config.tree_filter.clone(),
+        }
+    }
 }
 
 /// The result of extracting one page.
@@ -79,7 +95,7 @@ pub fn extract_document(
         ExtractorKind::Bte => crate::extract::bte::Bte.classify(doc, blocks, &ctx)?,
         ExtractorKind::Boilerpipe => crate::extract::boilerpipe::Boilerpipe.classify(doc, blocks, &ctx)?,
         ExtractorKind::BoilerpipeTree => {
-            crate::extract::tree_filter::BoilerpipeTree::default().classify(doc, blocks, &ctx)?
+            crate::extract::tree_filter::BoilerpipeTree::new(settings.tree_filter.clone()).classify(doc, blocks, &ctx)?
         }
     };
     if labels.len() != blocks.len() {
