@@ -121,17 +121,24 @@ impl Onion {
         &self.params
     }
 
-    /// The n-gram hashes of one text with this deduplicator's `n`.
+    /// The n-gram hashes of one text with this deduplicator's `n`. A non-empty text without
+    /// word characters ("...", "—") gives one hash of its whitespace-collapsed self, so that
+    /// it too is written once.
     pub fn hashes(&self, text: &str) -> Vec<u64> {
-        shingle_hashes(text, self.params.n)
+        let hashes = shingle_hashes(text, self.params.n);
+        if hashes.is_empty() && !text.trim().is_empty() {
+            let collapsed = text.split_whitespace().collect::<Vec<_>>().join(" ");
+            return vec![xxhash_rust::xxh3::xxh3_64(format!("\u{1}{collapsed}").as_bytes())];
+        }
+        hashes
     }
 
     /// Split `paragraphs` of one document into kept and dropped (Onion, Pomikálek 2011).
     ///
     /// A paragraph is a duplicate when the share of its n-gram hashes (counted with
     /// repeats) that are in `seen` or in an earlier KEPT paragraph of this document exceeds
-    /// `threshold`. Dropped paragraphs add nothing to the document's set. A paragraph
-    /// without words has no hashes and is kept (it is not a duplicate of anything).
+    /// `threshold`. Dropped paragraphs add nothing to the document's set. A paragraph of
+    /// punctuation only is deduplicated as a whole (see [`Onion::hashes`]).
     /// Each distinct hash is looked up in `seen` at most once. Errors: the lookup's.
     pub fn filter(&self, paragraphs: &[Paragraph], seen: &dyn SeenHashes) -> Result<DedupOutcome, DedupError> {
         // hash -> was it in the store; cached so the store sees each hash once.
@@ -221,6 +228,15 @@ mod tests {
         assert!(second.kept.is_empty());
         assert_eq!(second.dropped, 1);
         assert!(second.new_hashes.is_empty());
+    }
+
+    #[test]
+    fn punctuation_only_paragraphs_are_written_once() {
+        let first = Onion::default().filter(&[para("..."), para("... ")], &HashSet::new()).unwrap();
+        assert_eq!(first.kept.len(), 1);
+        assert_eq!(first.dropped, 1);
+        let store: HashSet<u64> = first.new_hashes.iter().copied().collect();
+        assert_eq!(Onion::default().filter(&[para("...")], &store).unwrap().dropped, 1);
     }
 
     #[test]

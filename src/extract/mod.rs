@@ -75,8 +75,8 @@ pub trait Extractor: Send + Sync {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum ExtractorKind {
-    /// The crawl's default: StaDyNoT static-noise removal, GoldMiner cut, then jusText, when a
-    /// model is learned; jusText alone otherwise.
+    /// The crawl's default: a majority vote of jusText, Boilerpipe and StaDyNoT, cut to the
+    /// host's learned GoldMiner stretch, minus static noise (see `pipeline`).
     #[default]
     Default,
     /// jusText (Pomikálek 2011).
