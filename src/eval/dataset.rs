@@ -5,6 +5,7 @@
 //! extracts it ([`Dataset::read_html`]), so a set is never held in memory as HTML.
 
 use crate::extract::files::{read_page, FileError};
+use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
@@ -103,21 +104,7 @@ impl Dataset {
         if !dir.is_dir() {
             return Err(DatasetError::NotFound { path: dir.to_path_buf() });
         }
-        let path = dir.join("gold.jsonl");
-        let text =
-            std::fs::read_to_string(&path).map_err(|source| DatasetError::Read { path: path.clone(), source })?;
-        let mut pages = Vec::new();
-        for (i, line) in text.lines().enumerate() {
-            if line.trim().is_empty() {
-                continue;
-            }
-            let page: GoldPage = serde_json::from_str(line).map_err(|e| DatasetError::Json {
-                path: path.clone(),
-                line: i + 1,
-                reason: e.to_string(),
-            })?;
-            pages.push(page);
-        }
+        let pages: Vec<GoldPage> = read_jsonl(&dir.join("gold.jsonl"))?;
         let name =
             dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| dir.display().to_string());
         Ok(Dataset { name, dir: dir.to_path_buf(), pages })
@@ -167,6 +154,27 @@ impl Dataset {
         }
         groups
     }
+}
+
+/// Read a JSON Lines file (blank lines skipped) into values of `T`.
+///
+/// # Errors
+/// [`DatasetError::Read`] naming the file, [`DatasetError::Json`] naming the file and the
+/// 1-based line.
+pub fn read_jsonl<T: DeserializeOwned>(path: &Path) -> Result<Vec<T>, DatasetError> {
+    let text =
+        std::fs::read_to_string(path).map_err(|source| DatasetError::Read { path: path.to_path_buf(), source })?;
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(i, l)| {
+            serde_json::from_str(l).map_err(|e| DatasetError::Json {
+                path: path.to_path_buf(),
+                line: i + 1,
+                reason: e.to_string(),
+            })
+        })
+        .collect()
 }
 
 /// The set directories named by `specs`: a spec that is an existing directory is taken as it

@@ -5,35 +5,13 @@
 //! page without a record scores as empty output; pages with empty gold are skipped.
 
 use crate::crawl::url::normalize;
+use crate::eval::dataset::{read_jsonl, DatasetError};
 use crate::eval::metrics::{word_alignment_prf, words, Aggregate, Prf};
 use serde::Deserialize;
 use std::collections::HashMap;
 use std::fmt::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use url::Url;
-
-/// Errors of scoring.
-#[derive(Debug, thiserror::Error)]
-pub enum ScoreError {
-    /// A file could not be read.
-    #[error("{path}: {source}")]
-    Read {
-        /// The file.
-        path: PathBuf,
-        /// The I/O error.
-        source: std::io::Error,
-    },
-    /// A line is not the expected JSON.
-    #[error("{path}:{line}: {reason}")]
-    Json {
-        /// The file.
-        path: PathBuf,
-        /// 1-based line number.
-        line: usize,
-        /// serde_json's message.
-        reason: String,
-    },
-}
 
 /// A corpus record or an `extract` output line: only what scoring reads.
 #[derive(Deserialize)]
@@ -81,27 +59,12 @@ fn key(url: &str) -> Option<String> {
     Url::parse(url).ok().and_then(|u| normalize(&u)).map(|u| u.to_string())
 }
 
-fn read_lines<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<Vec<T>, ScoreError> {
-    let text = std::fs::read_to_string(path).map_err(|source| ScoreError::Read { path: path.to_path_buf(), source })?;
-    text.lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
-        .map(|(i, l)| {
-            serde_json::from_str(l).map_err(|e| ScoreError::Json {
-                path: path.to_path_buf(),
-                line: i + 1,
-                reason: e.to_string(),
-            })
-        })
-        .collect()
-}
-
 /// Score the JSONL `corpus` against `gold` (a `gold.jsonl`).
 ///
 /// # Errors
-/// [`ScoreError`] when a file cannot be read or parsed.
-pub fn score_corpus(corpus: &Path, gold: &Path) -> Result<ScoreReport, ScoreError> {
-    let records: Vec<OutputLine> = read_lines(corpus)?;
+/// [`DatasetError`] naming the file (and line) when one cannot be read or parsed.
+pub fn score_corpus(corpus: &Path, gold: &Path) -> Result<ScoreReport, DatasetError> {
+    let records: Vec<OutputLine> = read_jsonl(corpus)?;
     let mut by_url: HashMap<String, &OutputLine> = HashMap::new();
     let mut by_id: HashMap<&str, &OutputLine> = HashMap::new();
     for r in &records {
@@ -114,7 +77,7 @@ pub fn score_corpus(corpus: &Path, gold: &Path) -> Result<ScoreReport, ScoreErro
             by_id.entry(id.as_str()).or_insert(r);
         }
     }
-    let gold: Vec<GoldPage> = read_lines(gold)?;
+    let gold: Vec<GoldPage> = read_jsonl(gold)?;
     let mut pages = Vec::new();
     let mut total = Aggregate::default();
     let mut sites: Vec<(String, Aggregate)> = Vec::new();
