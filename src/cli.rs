@@ -31,6 +31,41 @@ pub enum Command {
     /// Evaluate extractors on the annotated sets (../shared/data): word, bag-of-words,
     /// shingle and snippet scores with bootstrap standard errors, and throughput.
     Eval(EvalArgs),
+    /// Train a learned model (BoilerNet block labeller, article-vs-other page classifier) on
+    /// the annotated sets, on the CPU.
+    #[command(subcommand)]
+    Train(TrainCommand),
+}
+
+/// `webcorpus train <model>`.
+#[derive(Debug, Subcommand)]
+pub enum TrainCommand {
+    /// BoilerNet (Leonhardt et al. 2020): a BiLSTM labelling text blocks as main content.
+    Boilernet(TrainBoilernetArgs),
+    /// The article-vs-other page classifier (an MLP over page features).
+    Classifier(TrainClassifierArgs),
+}
+
+/// `webcorpus train boilernet`. (Being built: issue 4.)
+#[derive(Debug, clap::Args)]
+pub struct TrainBoilernetArgs {
+    /// Sets to train on (names under the data directory, or directories), comma-separated.
+    #[arg(long, value_delimiter = ',')]
+    pub data: Vec<PathBuf>,
+    /// Where to write the model.
+    #[arg(long)]
+    pub out: PathBuf,
+}
+
+/// `webcorpus train classifier`. (Being built: issue 4.)
+#[derive(Debug, clap::Args)]
+pub struct TrainClassifierArgs {
+    /// Sets to train on (names under the data directory, or directories), comma-separated.
+    #[arg(long, value_delimiter = ',')]
+    pub data: Vec<PathBuf>,
+    /// Where to write the model.
+    #[arg(long)]
+    pub out: PathBuf,
 }
 
 /// `webcorpus crawl`.

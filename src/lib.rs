@@ -10,7 +10,9 @@
 //! 5. [`dedup`] — Onion paragraph deduplication over xxh3-hashed word n-grams;
 //! 6. [`write`] — corpus writers (JSONL, vertical, plain text) with crash-safe offsets;
 //! 7. [`store`] — all crawl state in sled behind the [`store::Store`] trait;
-//! 8. [`eval`] — metrics for scoring extracted text against human gold text.
+//! 8. [`eval`] — metrics for scoring extracted text against human gold text;
+//! 9. [`nn`] — the small neural-network toolkit (dense and LSTM layers, Adam, weighted
+//!    binary cross-entropy, a model file format) under the learned models.
 
 pub mod cli;
 pub mod config;
@@ -21,6 +23,7 @@ pub mod eval;
 pub mod extract;
 pub mod html;
 pub mod model;
+pub mod nn;
 pub mod store;
 pub mod write;
 

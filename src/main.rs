@@ -6,7 +6,7 @@ use clap::Parser;
 use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
-use webcorpus::cli::{Cli, Command, CrawlArgs, EvalArgs, ExtractArgs, ScoreArgs, StatsArgs};
+use webcorpus::cli::{Cli, Command, CrawlArgs, EvalArgs, ExtractArgs, ScoreArgs, StatsArgs, TrainCommand};
 use webcorpus::config::Config;
 use webcorpus::crawl::stats::report;
 use webcorpus::crawl::CrawlOptions;
@@ -55,6 +55,8 @@ fn run(cli: Cli) -> Result<()> {
         Command::Stats(args) => stats(args),
         Command::Score(args) => score(args),
         Command::Eval(args) => eval(args),
+        Command::Train(TrainCommand::Boilernet(_args)) => bail!("train boilernet: being built (issue 4)"),
+        Command::Train(TrainCommand::Classifier(_args)) => bail!("train classifier: being built (issue 4)"),
     }
 }
 
