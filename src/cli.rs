@@ -46,26 +46,101 @@ pub enum TrainCommand {
     Classifier(TrainClassifierArgs),
 }
 
-/// `webcorpus train boilernet`. (Being built: issue 4.)
+/// `webcorpus train boilernet`: BoilerNet (Leonhardt et al. 2020) on the sets' gold block
+/// labels; held-out sites (`eval::dataset::is_holdout_site`) validate every epoch, the epoch
+/// with the best validation F1 is written. Defaults are the paper's sizes.
 #[derive(Debug, clap::Args)]
 pub struct TrainBoilernetArgs {
     /// Sets to train on (names under the data directory, or directories), comma-separated.
-    #[arg(long, value_delimiter = ',')]
+    #[arg(long, value_delimiter = ',', required = true)]
     pub data: Vec<PathBuf>,
     /// Where to write the model.
     #[arg(long)]
     pub out: PathBuf,
+    /// Seed of initialisation, shuffling and dropout.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Passes over the training pages.
+    #[arg(long, default_value_t = 20)]
+    pub epochs: usize,
+    /// LSTM units per direction.
+    #[arg(long, default_value_t = 256)]
+    pub hidden: usize,
+    /// Width of the dense projection of the input.
+    #[arg(long, default_value_t = 256)]
+    pub dense: usize,
+    /// BiLSTM layers.
+    #[arg(long, default_value_t = 2)]
+    pub layers: usize,
+    /// Dropout after the last BiLSTM layer.
+    #[arg(long, default_value_t = 0.5)]
+    pub dropout: f32,
+    /// Pages per batch.
+    #[arg(long, default_value_t = 16)]
+    pub batch: usize,
+    /// Adam learning rate.
+    #[arg(long, default_value_t = 1e-3)]
+    pub lr: f32,
+    /// Tag vocabulary size (plus one out-of-vocabulary slot).
+    #[arg(long, default_value_t = 50)]
+    pub tags: usize,
+    /// Word vocabulary size (plus one out-of-vocabulary slot).
+    #[arg(long, default_value_t = 1000)]
+    pub words: usize,
+    /// Use only the first N pages of each set (quick runs).
+    #[arg(long)]
+    pub limit: Option<usize>,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Configuration file (for [eval] data_dir).
+    #[arg(long, default_value = "config.toml")]
+    pub config: PathBuf,
 }
 
-/// `webcorpus train classifier`. (Being built: issue 4.)
+/// `webcorpus train classifier`: the article-vs-other page classifier on the typed pages of
+/// the sets (article/blog vs. the other types), split by site into train/validation/test.
 #[derive(Debug, clap::Args)]
 pub struct TrainClassifierArgs {
     /// Sets to train on (names under the data directory, or directories), comma-separated.
+    /// Default: every set there (untyped pages are skipped).
     #[arg(long, value_delimiter = ',')]
     pub data: Vec<PathBuf>,
     /// Where to write the model.
     #[arg(long)]
     pub out: PathBuf,
+    /// Seed of the initialisation and the shuffling.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Passes over the training pages (the epoch with the lowest validation loss is kept).
+    #[arg(long, default_value_t = 300)]
+    pub epochs: usize,
+    /// Features, comma-separated (default: the shipped model's set; see models/README.md).
+    #[arg(long, value_delimiter = ',')]
+    pub features: Vec<String>,
+    /// Hidden units.
+    #[arg(long, default_value_t = 35)]
+    pub hidden: usize,
+    /// L2 weight decay λ.
+    #[arg(long, default_value_t = 1e-3)]
+    pub l2: f32,
+    /// Weight the classes equally in the loss (default: as the data's article share; the
+    /// ablation measured unbalanced better).
+    #[arg(long)]
+    pub balanced: bool,
+    /// First run the feature ablation (site-grouped 5-fold cross-validation on the training
+    /// and validation sites) and print it.
+    #[arg(long)]
+    pub ablation: bool,
+    /// Use at most N typed pages per set (quick runs).
+    #[arg(long)]
+    pub limit: Option<usize>,
+    /// Worker threads for extraction (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Configuration file (for [justext], [learn.stadynot], [crawl] language, [eval] data_dir).
+    #[arg(long, default_value = "config.toml")]
+    pub config: PathBuf,
 }
 
 /// `webcorpus crawl`.
@@ -107,7 +182,7 @@ pub struct ExtractArgs {
     /// HTML files, plain or gzip-compressed (.gz).
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
-    /// Extractor: default, justext, goldminer, stadynot.
+    /// Extractor (see README; an unknown name lists the known ones).
     #[arg(long, default_value = "default")]
     pub extractor: ExtractorKind,
     /// Take all files as pages of one site with this name: learn a domain model from them
@@ -172,6 +247,11 @@ pub struct EvalArgs {
     /// Evaluate only the first N pages of each set.
     #[arg(long)]
     pub limit: Option<usize>,
+    /// Pages to evaluate: all, train or holdout (the sites `eval::dataset::is_holdout_site`
+    /// holds out of the learned models' training), so every extractor can be compared on the
+    /// pages BoilerNet never saw.
+    #[arg(long, default_value = "all")]
+    pub split: crate::eval::dataset::Split,
     /// Worker threads (default: all cores); pages/s is per thread either way.
     #[arg(long)]
     pub threads: Option<usize>,

@@ -65,6 +65,38 @@ pub struct Config {
     pub tree_filter: crate::extract::tree_filter::TreeFilterParams,
     /// `[eval]`: evaluation data.
     pub eval: EvalConfig,
+    /// `[boilernet]`: the BoilerNet model file (default: the shipped one).
+    pub boilernet: crate::boilernet::BoilernetConfig,
+    /// `[classify]`: the article-vs-other page classifier.
+    pub classify: ClassifyConfig,
+}
+
+/// `[classify]` section: the page classifier run on every extracted page.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ClassifyConfig {
+    /// Drop pages classified as not an article: counted as the discard `not_article`, not
+    /// written. Default false (every record is written with its `page_type`).
+    pub drop_non_article: bool,
+    /// A model file written by `webcorpus train classifier`; empty (default) = the model
+    /// shipped in the binary.
+    pub model: PathBuf,
+}
+
+impl ClassifyConfig {
+    /// The classifier: the configured model file, or the shipped one.
+    ///
+    /// # Errors
+    /// [`crate::classify::ClassifyError`] when the model file cannot be loaded.
+    pub fn classifier(
+        &self,
+    ) -> Result<std::sync::Arc<crate::classify::PageClassifier>, crate::classify::ClassifyError> {
+        if self.model.as_os_str().is_empty() {
+            Ok(crate::classify::PageClassifier::shipped())
+        } else {
+            Ok(std::sync::Arc::new(crate::classify::PageClassifier::load(&self.model)?))
+        }
+    }
 }
 
 /// `[crawl]` section.
@@ -201,6 +233,11 @@ impl Config {
         if let Some(lang) = self.crawl.language() {
             stoplist::validate_language(lang).map_err(|e| invalid("crawl.language", e.to_string()))?;
         }
+        if !self.classify.model.as_os_str().is_empty() {
+            if let Err(e) = self.classify.classifier() {
+                return Err(invalid("classify.model", e.to_string()));
+            }
+        }
         for (host, addr) in &self.net.resolve {
             if addr.parse::<std::net::SocketAddr>().is_err() {
                 return Err(invalid("net.resolve", format!("`{host}` maps to `{addr}`, which is not an ip:port")));
@@ -230,6 +267,18 @@ mod tests {
         assert_eq!(c.dedup.n, OnionParams::default().n);
         assert_eq!(c.learn.goldminer, crate::extract::goldminer::GoldMinerParams::default());
         assert!(c.crawl.is_excluded("https://awesomewm.org/w/index.php?title=X&action=edit"));
+        assert_eq!(c.classify, ClassifyConfig::default());
+    }
+
+    #[test]
+    fn classify_section_parses_and_checks_its_model() {
+        let c = Config::parse("[classify]\ndrop_non_article = true\n", Path::new("x.toml")).unwrap();
+        assert!(c.classify.drop_non_article);
+        assert!(c.classify.classifier().is_ok(), "the shipped model");
+        let err = Config::parse("[classify]\ndrop_non_articles = true\n", Path::new("x.toml")).unwrap_err();
+        assert!(err.to_string().contains("drop_non_articles"), "{err}");
+        let err = Config::parse("[classify]\nmodel = \"/nonexistent/m.wcnn\"\n", Path::new("x.toml")).unwrap_err();
+        assert!(err.to_string().contains("classify.model"), "{err}");
     }
 
     #[test]

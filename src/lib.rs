@@ -10,10 +10,14 @@
 //! 5. [`dedup`] — Onion paragraph deduplication over xxh3-hashed word n-grams;
 //! 6. [`write`] — corpus writers (JSONL, vertical, plain text) with crash-safe offsets;
 //! 7. [`store`] — all crawl state in sled behind the [`store::Store`] trait;
-//! 8. [`eval`] — metrics for scoring extracted text against human gold text;
-//! 9. [`nn`] — the small neural-network toolkit (dense and LSTM layers, Adam, weighted
-//!    binary cross-entropy, a model file format) under the learned models.
+//! 8. [`classify`] — the article-vs-other page classifier (an MLP over page features);
+//! 9. [`eval`] — metrics for scoring extracted text against human gold text;
+//! 10. [`nn`] — the small neural-network toolkit (dense and LSTM layers, Adam, weighted
+//!     binary cross-entropy, a model file format) under the learned models;
+//! 11. [`boilernet`] — BoilerNet, the BiLSTM block labeller (`--extractor boilernet`).
 
+pub mod boilernet;
+pub mod classify;
 pub mod cli;
 pub mod config;
 pub mod crawl;

@@ -6,13 +6,16 @@ use clap::Parser;
 use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
-use webcorpus::cli::{Cli, Command, CrawlArgs, EvalArgs, ExtractArgs, ScoreArgs, StatsArgs, TrainCommand};
+use webcorpus::cli::{
+    Cli, Command, CrawlArgs, EvalArgs, ExtractArgs, ScoreArgs, StatsArgs, TrainBoilernetArgs, TrainClassifierArgs,
+    TrainCommand,
+};
 use webcorpus::config::Config;
 use webcorpus::crawl::stats::report;
 use webcorpus::crawl::CrawlOptions;
 use webcorpus::domain::{learn::learn, SamplePage};
 use webcorpus::extract::files::read_page;
-use webcorpus::extract::pipeline::{extract_html, ExtractSettings};
+use webcorpus::extract::pipeline::ExtractSettings;
 use webcorpus::extract::ExtractorKind;
 use webcorpus::store::{CrawlState, SledStore};
 
@@ -55,8 +58,8 @@ fn run(cli: Cli) -> Result<()> {
         Command::Stats(args) => stats(args),
         Command::Score(args) => score(args),
         Command::Eval(args) => eval(args),
-        Command::Train(TrainCommand::Boilernet(_args)) => bail!("train boilernet: being built (issue 4)"),
-        Command::Train(TrainCommand::Classifier(_args)) => bail!("train classifier: being built (issue 4)"),
+        Command::Train(TrainCommand::Boilernet(args)) => train_boilernet(args),
+        Command::Train(TrainCommand::Classifier(args)) => train_classifier(args),
     }
 }
 
@@ -143,20 +146,32 @@ fn extract(args: ExtractArgs) -> Result<()> {
         }
         None => None,
     };
+    let classifier = config.classify.classifier()?;
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     for (path, page) in args.files.iter().zip(pages) {
         let line = match page {
             Err(e) => serde_json::json!({ "id": webcorpus::extract::files::file_id(path), "error": e.to_string() }),
-            Ok(page) => match extract_html(&page.decoded.text, args.extractor, model.as_deref(), &settings) {
-                Ok(ex) => serde_json::json!({
-                    "id": page.id,
-                    "text": webcorpus::model::join_paragraphs(&ex.paragraphs),
-                    "paragraphs": ex.paragraphs,
-                    "title": ex.title,
-                    "language": ex.language,
-                    "extractor": ex.extractor,
-                }),
+            Ok(page) => match webcorpus::classify::extract_with_features(
+                &page.decoded.text,
+                None, // a local file has no URL: the model uses its training mean for the URL features
+                args.extractor,
+                model.as_deref(),
+                &settings,
+            ) {
+                Ok((ex, features)) => {
+                    let (page_type, prob) = classifier.classify(&features);
+                    serde_json::json!({
+                        "id": page.id,
+                        "text": webcorpus::model::join_paragraphs(&ex.paragraphs),
+                        "paragraphs": ex.paragraphs,
+                        "title": ex.title,
+                        "language": ex.language,
+                        "extractor": ex.extractor,
+                        "page_type": page_type,
+                        "page_type_prob": prob,
+                    })
+                }
                 Err(e) => serde_json::json!({ "id": page.id, "error": e.to_string() }),
             },
         };
@@ -195,7 +210,8 @@ fn eval(args: EvalArgs) -> Result<()> {
     };
     let mut reports = Vec::new();
     for dir in sets {
-        let set = dataset::Dataset::load(&dir)?;
+        let mut set = dataset::Dataset::load(&dir)?;
+        set.retain_split(args.split);
         let report = run::evaluate_set(&set, &opts);
         println!("{}", report.render(args.per_site));
         reports.push(report);
@@ -205,5 +221,223 @@ fn eval(args: EvalArgs) -> Result<()> {
         serde_json::to_writer(std::io::BufWriter::new(file), &reports)
             .with_context(|| format!("writing {}", path.display()))?;
     }
+    Ok(())
+}
+
+/// `webcorpus train classifier`: extract the typed pages, optionally run the feature ablation,
+/// train with per-epoch validation scores, print the test scores, save the model.
+fn train_classifier(args: TrainClassifierArgs) -> Result<()> {
+    use indicatif::{ProgressBar, ProgressStyle};
+    use webcorpus::classify::data::{load_pages, Split};
+    use webcorpus::classify::train::{ablation, confusion_by_type, evaluate, train, TrainOptions};
+    use webcorpus::eval::dataset::{resolve_sets, Dataset};
+    const FOCUS: &str = "modern2026-dev";
+    let config = load_config(&args.config)?;
+    let sets = resolve_sets(&config.data_dir(), &args.data)?
+        .iter()
+        .map(|d| Dataset::load(d))
+        .collect::<Result<Vec<_>, _>>()?;
+    let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
+    let style = ProgressStyle::with_template("{prefix:>8} [{bar:30}] {pos}/{len} {msg}")
+        .expect("valid template")
+        .progress_chars("=> ");
+    let started = std::time::Instant::now();
+    let bar = ProgressBar::new(0).with_style(style.clone()).with_prefix("extract");
+    let pages = load_pages(&sets, &ExtractSettings::from_config(&config), threads, args.limit, &|done, total| {
+        bar.set_length(total as u64);
+        bar.set_position(done as u64);
+    });
+    bar.finish_and_clear();
+    let extract_time = started.elapsed();
+    let part = |s: Split| pages.iter().filter(|p| p.split == s).collect::<Vec<_>>();
+    let (tr, va, te) = (part(Split::Train), part(Split::Validation), part(Split::Test));
+    println!(
+        "{} typed pages ({} articles) of {} in {:.1}s; train {}, validation {}, test {} (split by site); {} unreadable",
+        pages.len(),
+        pages.iter().filter(|p| p.article).count(),
+        sets.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join(", "),
+        extract_time.as_secs_f64(),
+        tr.len(),
+        va.len(),
+        te.len(),
+        pages.iter().filter(|p| p.features.is_none()).count()
+    );
+    let mut opts = TrainOptions {
+        seed: args.seed,
+        epochs: args.epochs.max(1),
+        hidden: args.hidden,
+        l2: args.l2,
+        balance: args.balanced,
+        ..TrainOptions::default()
+    };
+    if !args.features.is_empty() {
+        opts.features = args.features.clone();
+    }
+    if args.ablation {
+        println!("feature ablation: site-grouped 5-fold cross-validation on the train + validation sites");
+        let pool: Vec<_> = tr.iter().chain(&va).copied().collect();
+        ablation(&pool, &opts, FOCUS, &mut |row| {
+            println!("  {:<26} all: {}   {FOCUS}: {}", row.name, row.all.line(), row.focus.line());
+        })?;
+    }
+    let train_started = std::time::Instant::now();
+    let bar = ProgressBar::new(opts.epochs as u64).with_style(style).with_prefix("train");
+    let stride = (opts.epochs / 20).max(1);
+    let trained = train(&tr, &va, &opts, &mut |e| {
+        bar.inc(1);
+        let line = format!(
+            "epoch {:>4}: train loss {:.4} · validation loss {:.4} · {}",
+            e.epoch,
+            e.train_loss,
+            e.val_loss,
+            e.val.line()
+        );
+        bar.set_message(line.clone());
+        if e.epoch == 1 || e.epoch % stride == 0 {
+            if bar.is_hidden() {
+                println!("{line}");
+            } else {
+                bar.println(line);
+            }
+        }
+    })?;
+    bar.finish_and_clear();
+    let train_time = train_started.elapsed();
+    let test = evaluate(&trained.mlp, &te);
+    let focus: Vec<_> = te.iter().copied().filter(|p| p.set == FOCUS).collect();
+    let test_focus = evaluate(&trained.mlp, &focus);
+    println!(
+        "kept epoch {} (lowest validation loss); training took {:.1}s",
+        trained.best_epoch,
+        train_time.as_secs_f64()
+    );
+    println!("test (held-out sites): {}", test.line());
+    println!("test, {FOCUS} only:   {}", test_focus.line());
+    println!("test pages by type (classified article / other):");
+    for (t, a, o) in confusion_by_type(&trained.mlp, &te) {
+        println!("  {t:<32} {a:>4} / {o:<4}");
+    }
+    let score = |m: &webcorpus::classify::train::Metrics| {
+        serde_json::json!({
+            "accuracy": m.accuracy(),
+            "precision": m.precision(),
+            "recall": m.recall(),
+            "f1": m.f1(),
+            "confusion": m,
+        })
+    };
+    let header = serde_json::json!({
+        "command": std::env::args().collect::<Vec<_>>().join(" "),
+        "data": sets.iter().map(|s| s.name.clone()).collect::<Vec<_>>(),
+        "seed": opts.seed,
+        "epochs": opts.epochs,
+        "best_epoch": trained.best_epoch,
+        "pages": {"train": tr.len(), "validation": va.len(), "test": te.len()},
+        "test": score(&test),
+        "test_modern2026": score(&test_focus),
+    });
+    trained.mlp.to_model_file(header).save(&args.out)?;
+    let size = std::fs::metadata(&args.out).map(|m| m.len()).unwrap_or(0);
+    println!("model written to {} ({size} bytes, features: {})", args.out.display(), trained.mlp.features.join(","));
+    Ok(())
+}
+
+/// `webcorpus train boilernet`: load and label the sets, train with a progress bar and
+/// per-epoch validation, write the best epoch's model with its provenance.
+fn train_boilernet(args: TrainBoilernetArgs) -> Result<()> {
+    use indicatif::{ProgressBar, ProgressStyle};
+    use webcorpus::boilernet::train::{load_pages, train, TrainEvent, TrainOptions};
+    use webcorpus::boilernet::NetConfig;
+    use webcorpus::eval::dataset::{resolve_sets, Dataset};
+    let config = load_config(&args.config)?;
+    let sets = resolve_sets(&config.data_dir(), &args.data)?
+        .iter()
+        .map(|d| Dataset::load(d))
+        .collect::<Result<Vec<_>, _>>()?;
+    let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
+    let started = std::time::Instant::now();
+    let (pages, stats) = load_pages(&sets, args.limit, threads);
+    println!(
+        "labelled {} pages in {:.1}s (block = content when > 50 % of its words align with the gold):",
+        pages.len(),
+        started.elapsed().as_secs_f64()
+    );
+    for s in &stats {
+        println!(
+            "  {:<18} {:>4}/{:<4} pages labelled ({} held out, {} unreadable), {:>6} blocks, {:>6} labelled, {:>6} content",
+            s.set, s.labelled_pages, s.pages, s.holdout_pages, s.unreadable, s.blocks, s.labelled_blocks, s.content_blocks
+        );
+    }
+    let opts = TrainOptions {
+        net: NetConfig { dense: args.dense, hidden: args.hidden, layers: args.layers, dropout: args.dropout },
+        epochs: args.epochs,
+        batch: args.batch,
+        lr: args.lr,
+        seed: args.seed,
+        threads,
+        max_tags: args.tags,
+        max_words: args.words,
+    };
+    let style = ProgressStyle::with_template("{prefix:>9} [{bar:30}] {pos}/{len} {elapsed} {msg}")
+        .expect("valid template")
+        .progress_chars("=> ");
+    let bar = ProgressBar::new(0).with_style(style).with_prefix("epoch 1");
+    let train_started = std::time::Instant::now();
+    let trained = train(&pages, &opts, &mut |e| match e {
+        TrainEvent::Batch { done, total, loss } => {
+            bar.set_length(total as u64);
+            bar.set_position(done as u64);
+            bar.set_message(format!("loss {loss:.4}"));
+        }
+        TrainEvent::Epoch(r) => {
+            let line = format!(
+                "epoch {:>3}: train loss {:.4} · validation loss {:.4} · block P {:.3} R {:.3} F1 {:.3} · {:.1}s",
+                r.epoch,
+                r.train_loss,
+                r.val_loss,
+                r.val.precision(),
+                r.val.recall(),
+                r.val.f1(),
+                r.secs
+            );
+            if bar.is_hidden() {
+                println!("{line}");
+            } else {
+                bar.println(line);
+            }
+            bar.set_prefix(format!("epoch {}", r.epoch + 1));
+            bar.set_position(0);
+        }
+    })?;
+    bar.finish_and_clear();
+    let secs = train_started.elapsed().as_secs_f64();
+    let best = &trained.epochs[trained.best_epoch - 1];
+    println!(
+        "kept epoch {} (best validation block F1 {:.4}); {} training / {} validation pages; training took {:.1}s on {threads} threads",
+        trained.best_epoch,
+        best.val.f1(),
+        trained.pages.0,
+        trained.pages.1,
+        secs
+    );
+    let mut model = trained.model;
+    model.provenance = serde_json::json!({
+        "command": std::env::args().collect::<Vec<_>>().join(" "),
+        "data": sets.iter().map(|s| s.name.clone()).collect::<Vec<_>>(),
+        "seed": args.seed,
+        "epochs": args.epochs,
+        "batch": args.batch,
+        "lr": args.lr,
+        "best_epoch": trained.best_epoch,
+        "class_weights": trained.class_weights,
+        "pages": {"train": trained.pages.0, "validation": trained.pages.1},
+        "labels": stats,
+        "validation": trained.epochs,
+        "train_secs": secs,
+        "threads": threads,
+    });
+    model.to_model_file().save(&args.out)?;
+    let size = std::fs::metadata(&args.out).map(|m| m.len()).unwrap_or(0);
+    println!("model written to {} ({size} bytes)", args.out.display());
     Ok(())
 }

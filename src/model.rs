@@ -1,6 +1,7 @@
 //! Core data types shared by every stage: text [`Block`]s (the unit every extractor labels),
 //! their [`Label`]s, output [`Paragraph`]s and the corpus [`Record`].
 
+pub use crate::classify::PageType;
 use ego_tree::NodeId;
 use serde::{Deserialize, Serialize};
 
@@ -103,6 +104,13 @@ pub struct Record {
     pub text: String,
     /// The paragraphs with their kinds.
     pub paragraphs: Vec<Paragraph>,
+    /// `"article"` or `"other"`, from the page classifier ([`crate::classify`]); absent in
+    /// records written before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page_type: Option<PageType>,
+    /// The classifier's probability that the page is an article, 0–1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page_type_prob: Option<f32>,
 }
 
 /// Join paragraph texts by a blank line, the corpus's `text` field.

@@ -204,6 +204,7 @@ async fn crawl_five_real_sites_over_loopback() {
     let mut urls = HashSet::new();
     for r in &records {
         assert!(urls.insert(r.url.clone()), "record twice: {}", r.url);
+        assert!(r.page_type.is_some() && r.page_type_prob.is_some_and(|p| (0.0..=1.0).contains(&p)), "{}", r.url);
         for p in &r.paragraphs {
             assert!(paragraphs.insert(p.text.clone()), "paragraph twice: {:?} ({})", p.text, r.url);
         }

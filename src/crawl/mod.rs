@@ -34,6 +34,9 @@ pub enum CrawlError {
     /// Dedup failed (it reads the store).
     #[error(transparent)]
     Dedup(#[from] crate::dedup::DedupError),
+    /// The configured page classifier model could not be loaded.
+    #[error(transparent)]
+    Classify(#[from] crate::classify::ClassifyError),
     /// The HTTP client could not be built.
     #[error(transparent)]
     Fetch(#[from] fetch::FetchError),

@@ -19,13 +19,14 @@ use crate::crawl::politeness::HostPoliteness;
 use crate::crawl::progress::{HostCounts, Progress};
 use crate::crawl::robots::{user_agent_token, RobotsEntry, RobotsPolicy, RobotsStatus};
 use crate::crawl::sink::{PageMeta, Sink};
-use crate::crawl::task::{page_task, robots_task, PageMode, TaskResult};
+use crate::crawl::task::{extract_and_classify, page_task, robots_task, PageMode, PageTools, TaskResult};
 use crate::crawl::url::{host_key, in_scope, looks_like_html, normalize, parse_seed_line};
 use crate::crawl::{CrawlError, CrawlOptions, CrawlSummary};
 use crate::dedup::Onion;
 use crate::domain::learn::learn;
 use crate::domain::{DomainModel, SamplePage};
-use crate::extract::pipeline::{extract_html, ExtractSettings};
+use crate::extract::pipeline::ExtractSettings;
+use crate::html::Document;
 use crate::store::{CrawlState, FrontierEntry, HostPhase, HostRecord, SampledPage, SledStore};
 use crate::write::open_writer;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -58,7 +59,8 @@ pub async fn run(opts: CrawlOptions) -> Result<CrawlSummary, CrawlError> {
     }
     let writer = open_writer(format, &cfg.crawl.out_dir, state.corpus_offset()?)?;
     let corpus = writer.path().to_path_buf();
-    let sink = Sink::new(state.clone(), writer, format, Onion::new(cfg.dedup)?)?;
+    let sink = Sink::new(state.clone(), writer, format, Onion::new(cfg.dedup)?)?
+        .drop_non_article(cfg.classify.drop_non_article);
     let mut crawler = Crawler::new(cfg, sink, opts.quiet)?;
 
     // 2. Seeds.
@@ -101,7 +103,7 @@ struct Crawler {
     cfg: Config,
     sink: Sink,
     fetcher: Arc<Fetcher>,
-    settings: Arc<ExtractSettings>,
+    tools: PageTools,
     ua_token: String,
     hosts: BTreeMap<String, HostRuntime>,
     tasks: JoinSet<TaskResult>,
@@ -122,13 +124,17 @@ fn rfc3339(t: SystemTime) -> String {
 impl Crawler {
     fn new(cfg: Config, sink: Sink, quiet: bool) -> Result<Crawler, CrawlError> {
         let fetcher = Arc::new(Fetcher::new(&cfg.net)?);
-        let settings = Arc::new(ExtractSettings::from_config(&cfg));
+        let tools = PageTools {
+            kind: cfg.crawl.extractor,
+            settings: Arc::new(ExtractSettings::from_config(&cfg)),
+            classifier: cfg.classify.classifier()?,
+        };
         let ua_token = user_agent_token(&cfg.net.user_agent);
         Ok(Crawler {
             cfg,
             sink,
             fetcher,
-            settings,
+            tools,
             ua_token,
             hosts: BTreeMap::new(),
             tasks: JoinSet::new(),
@@ -360,15 +366,7 @@ impl Crawler {
                 HostPhase::Learned | HostPhase::Fallback => PageMode::Extract(rt.model.clone()),
             };
             let hop_delay = rt.politeness.last_delay().max(self.cfg.politeness.min_delay);
-            let fut = page_task(
-                self.fetcher.clone(),
-                host.to_string(),
-                entry,
-                mode,
-                self.cfg.crawl.extractor,
-                self.settings.clone(),
-                hop_delay,
-            );
+            let fut = page_task(self.fetcher.clone(), host.to_string(), entry, mode, self.tools.clone(), hop_delay);
             self.spawn(host, fut);
             return Ok(());
         }
@@ -494,7 +492,7 @@ impl Crawler {
                     (Some(extraction), _) => {
                         let meta =
                             PageMeta { url: &entry.url, final_url: page.final_url.as_str(), fetched_at: &fetched_at };
-                        self.sink.add_extraction(&mut batch, &mut rec, &meta, extraction)?;
+                        self.sink.add_extraction(&mut batch, &mut rec, &meta, extraction, work.page_class)?;
                     }
                     (None, Some(html)) if rec.sampled < sample_size => {
                         let seq = batch.next_seq();
@@ -653,13 +651,14 @@ impl Crawler {
             return Ok(());
         }
         let model = self.hosts[host].model.clone();
-        let (kind, settings) = (self.cfg.crawl.extractor, self.settings.clone());
+        let tools = self.tools.clone();
         let job = move || {
             pending
                 .into_iter()
                 .map(|s| {
-                    let ex = extract_html(&s.html, kind, model.as_deref(), &settings);
-                    (SampledPage { html: String::new(), ..s }, ex)
+                    let doc = Document::parse(&s.html);
+                    let (ex, class) = extract_and_classify(&doc, &s.final_url, model.as_deref(), &tools);
+                    (SampledPage { html: String::new(), ..s }, ex, class)
                 })
                 .collect::<Vec<_>>()
         };
@@ -672,11 +671,11 @@ impl Crawler {
             }
         };
         let mut rec = self.hosts[host].rec.clone();
-        for (s, ex) in results {
+        for (s, ex, class) in results {
             let mut batch = self.sink.state.batch();
             batch.mark_sample_written(host, s.seq);
             let meta = PageMeta { url: &s.url, final_url: &s.final_url, fetched_at: &s.fetched_at };
-            self.sink.add_extraction(&mut batch, &mut rec, &meta, ex)?;
+            self.sink.add_extraction(&mut batch, &mut rec, &meta, ex, class)?;
             self.sink.commit(batch, &rec)?;
         }
         self.hosts.get_mut(host).expect("known host").rec = rec;

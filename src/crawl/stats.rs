@@ -1,6 +1,6 @@
 //! `webcorpus stats`: a plain-text report of what a crawl state holds — hosts, pages per
-//! host, learning phase, queue sizes, corpus records, duplicates dropped — and, for one host,
-//! its learned model.
+//! host, learning phase, queue sizes, corpus records, duplicates dropped, the share of pages
+//! the page classifier called articles — and, for one host, its learned model.
 
 use crate::domain::DomainModel;
 use crate::store::{CrawlState, StoreError};
@@ -19,11 +19,12 @@ pub fn report(state: &CrawlState, host: Option<&str>) -> Result<String, StoreErr
         let _ = writeln!(out, "host {host}: phase {:?}, seed {}", rec.phase, rec.seed);
         let _ = writeln!(
             out,
-            "  fetched {} · sampled {} · written {} · queued {} · discards {:?}{}",
+            "  fetched {} · sampled {} · written {} · queued {} · articles {} · discards {:?}{}",
             rec.fetched,
             rec.sampled,
             rec.written,
             state.frontier_len(host)?,
+            article_share(rec.articles, rec.others),
             rec.discards,
             if rec.dead { " · given up" } else { "" }
         );
@@ -38,8 +39,8 @@ pub fn report(state: &CrawlState, host: Option<&str>) -> Result<String, StoreErr
     let _ = writeln!(out, "hosts: {}", hosts.len());
     let _ = writeln!(
         out,
-        "{:<32} {:>9} {:>8} {:>8} {:>8} {:>8}  model",
-        "host", "phase", "fetched", "sampled", "written", "queued"
+        "{:<32} {:>9} {:>8} {:>8} {:>8} {:>8} {:>8}  model",
+        "host", "phase", "fetched", "sampled", "written", "queued", "articles"
     );
     for h in &hosts {
         let model = match state.model::<DomainModel>(&h.host)? {
@@ -49,13 +50,14 @@ pub fn report(state: &CrawlState, host: Option<&str>) -> Result<String, StoreErr
         };
         let _ = writeln!(
             out,
-            "{:<32} {:>9} {:>8} {:>8} {:>8} {:>8}  {}{}",
+            "{:<32} {:>9} {:>8} {:>8} {:>8} {:>8} {:>8}  {}{}",
             h.host,
             format!("{:?}", h.phase).to_lowercase(),
             h.fetched,
             h.sampled,
             h.written,
             state.frontier_len(&h.host)?,
+            article_share(h.articles, h.others),
             model,
             if h.dead { " (given up)" } else { "" }
         );
@@ -67,9 +69,24 @@ pub fn report(state: &CrawlState, host: Option<&str>) -> Result<String, StoreErr
         c.fetched, c.failed, c.robots_disallowed
     );
     let _ = writeln!(out, "corpus records: {} · paragraphs: {}", c.records, c.paragraphs);
+    let _ = writeln!(
+        out,
+        "pages classified (with main text): {} articles, {} other ({} articles)",
+        c.articles,
+        c.others,
+        article_share(c.articles, c.others)
+    );
     let _ = writeln!(out, "duplicate paragraphs dropped (Onion): {}", c.duplicate_paragraphs);
     let _ = writeln!(out, "dedup hashes stored: {}", state.hash_count()?);
     let _ = writeln!(out, "corpus bytes committed: {}", state.corpus_offset()?);
     let _ = writeln!(out, "discards by reason: {:?}", c.discards);
     Ok(out)
+}
+
+/// `87%` (articles among the classified pages), `-` before any.
+fn article_share(articles: u64, others: u64) -> String {
+    match articles + others {
+        0 => "-".into(),
+        n => format!("{:.0}%", 100.0 * articles as f64 / n as f64),
+    }
 }

@@ -1,8 +1,9 @@
 //! Fetch tasks: one request for one host, run on the async runtime; the CPU work on the
-//! response (decode, parse, links, extraction) runs on the blocking pool, so a slow page
+//! response (decode, parse, links, extraction, page classification) runs on the blocking pool, so a slow page
 //! slows its own host, not the scheduler. A task never touches the store: it returns a
 //! [`TaskResult`] to the scheduler, which commits it through the [`Sink`](super::sink::Sink).
 
+use crate::classify::{PageClass, PageClassifier};
 use crate::crawl::fetch::{FetchError, FetchedPage, Fetcher};
 use crate::domain::DomainModel;
 use crate::extract::pipeline::{extract_document, ExtractSettings, PageExtraction};
@@ -30,6 +31,8 @@ pub struct PageWork {
     pub links: Vec<Url>,
     /// The extraction, in [`PageMode::Extract`].
     pub extraction: Option<Result<PageExtraction, ExtractError>>,
+    /// The page classifier's verdict on a successful extraction.
+    pub page_class: Option<PageClass>,
     /// True when the decoder replaced malformed bytes (wrong charset).
     pub charset_errors: bool,
 }
@@ -67,14 +70,24 @@ pub async fn robots_task(fetcher: Arc<Fetcher>, host: String, url: Url) -> TaskR
     TaskResult::Robots { host, result, response_time: start.elapsed() }
 }
 
+/// What the CPU work of a page needs besides the page: extractor, settings, classifier.
+#[derive(Clone)]
+pub struct PageTools {
+    /// The extractor.
+    pub kind: ExtractorKind,
+    /// Its settings.
+    pub settings: Arc<ExtractSettings>,
+    /// The article-vs-other classifier.
+    pub classifier: Arc<PageClassifier>,
+}
+
 /// Fetch one page (waiting `hop_delay` before each redirect hop) and do its CPU work.
 pub async fn page_task(
     fetcher: Arc<Fetcher>,
     host: String,
     entry: FrontierEntry,
     mode: PageMode,
-    kind: ExtractorKind,
-    settings: Arc<ExtractSettings>,
+    tools: PageTools,
     hop_delay: Duration,
 ) -> TaskResult {
     let start = Instant::now();
@@ -88,7 +101,7 @@ pub async fn page_task(
             let body = page.body.clone();
             let content_type = page.content_type.clone();
             let final_url = page.final_url.clone();
-            let job = move || page_work(&body, content_type.as_deref(), &final_url, mode, kind, &settings);
+            let job = move || page_work(&body, content_type.as_deref(), &final_url, mode, &tools);
             match tokio::task::spawn_blocking(job).await {
                 Ok(work) => Some(Box::new(work)),
                 Err(e) => {
@@ -102,24 +115,37 @@ pub async fn page_task(
     TaskResult::Page { host, entry, fetch: fetch.map(Box::new), work, response_time }
 }
 
-/// Decode, parse, collect links and (in extract mode) extract one page. Pure CPU work.
+/// Decode, parse, collect links and (in extract mode) extract and classify one page. Pure
+/// CPU work.
 pub fn page_work(
     body: &[u8],
     content_type: Option<&str>,
     final_url: &Url,
     mode: PageMode,
-    kind: ExtractorKind,
-    settings: &ExtractSettings,
+    tools: &PageTools,
 ) -> PageWork {
     let decoded = decode_html(body, content_type);
     let doc = Document::parse(&decoded.text);
     let links = extract_links(&doc, final_url);
-    let (html, extraction) = match mode {
-        PageMode::Sample => (Some(decoded.text), None),
+    let (html, extraction, page_class) = match mode {
+        PageMode::Sample => (Some(decoded.text), None, None),
         PageMode::Extract(model) => {
-            let blocks = segment(&doc);
-            (None, Some(extract_document(&doc, &blocks, kind, model.as_deref(), settings)))
+            let (extraction, class) = extract_and_classify(&doc, final_url.as_str(), model.as_deref(), tools);
+            (None, Some(extraction), class)
         }
     };
-    PageWork { html, links, extraction, charset_errors: decoded.had_errors }
+    PageWork { html, links, extraction, page_class, charset_errors: decoded.had_errors }
+}
+
+/// Extract a parsed page and classify the extraction (no class when extraction failed).
+pub fn extract_and_classify(
+    doc: &Document,
+    url: &str,
+    model: Option<&DomainModel>,
+    tools: &PageTools,
+) -> (Result<PageExtraction, ExtractError>, Option<PageClass>) {
+    let blocks = segment(doc);
+    let extraction = extract_document(doc, &blocks, tools.kind, model, &tools.settings);
+    let class = extraction.as_ref().ok().map(|ex| tools.classifier.classify_extraction(Some(url), ex, doc, &blocks));
+    (extraction, class)
 }

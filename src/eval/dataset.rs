@@ -115,6 +115,11 @@ impl Dataset {
         self.pages.truncate(n);
     }
 
+    /// Keep only the pages of `split`.
+    pub fn retain_split(&mut self, split: Split) {
+        self.pages.retain(|p| split.keeps(p));
+    }
+
     /// True when some page has full gold text (word, bag-of-words, shingle metrics apply).
     pub fn has_text(&self) -> bool {
         self.pages.iter().any(|p| p.text.is_some())
@@ -153,6 +158,49 @@ impl Dataset {
             }
         }
         groups
+    }
+}
+
+/// True for a site on the held-out side of the learned models' deterministic split:
+/// `xxh3_64(site) % 5 == 0` (about a fifth of the sites). BoilerNet validates on these sites
+/// and trains on the others; `webcorpus eval --split holdout` scores every extractor on exactly
+/// these pages. `site` is [`GoldPage::site_key`], so all pages of a site are on one side.
+pub fn is_holdout_site(site: &str) -> bool {
+    xxhash_rust::xxh3::xxh3_64(site.as_bytes()) % 5 == 0
+}
+
+/// Which pages of a set to evaluate, by [`is_holdout_site`] of their site.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Split {
+    /// Every page.
+    #[default]
+    All,
+    /// Pages of the training sites.
+    Train,
+    /// Pages of the held-out sites.
+    Holdout,
+}
+
+impl Split {
+    /// True when `page` belongs to this split.
+    pub fn keeps(self, page: &GoldPage) -> bool {
+        match self {
+            Split::All => true,
+            Split::Train => !is_holdout_site(&page.site_key()),
+            Split::Holdout => is_holdout_site(&page.site_key()),
+        }
+    }
+}
+
+impl std::str::FromStr for Split {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "all" => Ok(Split::All),
+            "train" => Ok(Split::Train),
+            "holdout" => Ok(Split::Holdout),
+            _ => Err(format!("unknown split `{s}`; known: all, train, holdout")),
+        }
     }
 }
 

@@ -8,6 +8,7 @@
 
 pub mod boilerpipe;
 pub mod bte;
+pub mod content_root;
 pub mod files;
 pub mod goldminer;
 pub mod justext;
@@ -37,6 +38,9 @@ pub enum ExtractError {
         /// "begin" or "end".
         which: &'static str,
     },
+    /// The BoilerNet model configured by `[boilernet] model` could not be loaded.
+    #[error("boilernet model: {0}")]
+    Model(String),
     /// An extractor returned a label count that does not match the block count (a bug).
     #[error("extractor {extractor} returned {labels} labels for {blocks} blocks")]
     LabelCount {
@@ -97,11 +101,15 @@ pub enum ExtractorKind {
     /// Boilerpipe followed by the HTML-tree filter (Viveros-Jiménez et al. 2018).
     #[serde(rename = "boilerpipe-tree")]
     BoilerpipeTree,
+    /// BoilerNet (Leonhardt et al. 2020): a BiLSTM over the blocks, the shipped model or
+    /// `[boilernet] model`.
+    #[serde(rename = "boilernet")]
+    Boilernet,
 }
 
 impl ExtractorKind {
     /// All kinds, in the order the CLI lists them.
-    pub const ALL: [ExtractorKind; 7] = [
+    pub const ALL: [ExtractorKind; 8] = [
         ExtractorKind::Default,
         ExtractorKind::JusText,
         ExtractorKind::GoldMiner,
@@ -109,6 +117,7 @@ impl ExtractorKind {
         ExtractorKind::Bte,
         ExtractorKind::Boilerpipe,
         ExtractorKind::BoilerpipeTree,
+        ExtractorKind::Boilernet,
     ];
 
     /// The registry name.
@@ -121,6 +130,7 @@ impl ExtractorKind {
             ExtractorKind::Bte => "bte",
             ExtractorKind::Boilerpipe => "boilerpipe",
             ExtractorKind::BoilerpipeTree => "boilerpipe-tree",
+            ExtractorKind::Boilernet => "boilernet",
         }
     }
 

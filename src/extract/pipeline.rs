@@ -7,6 +7,7 @@
 //! the host has a [`DomainModel`] (see `default_labels`).
 
 use crate::domain::DomainModel;
+use crate::extract::content_root;
 use crate::extract::goldminer::{self, GoldMiner};
 use crate::extract::justext::{self, JusText, JusTextParams};
 use crate::extract::stadynot::{self, StaDyNoT, StaDyNoTParams};
@@ -27,6 +28,8 @@ pub struct ExtractSettings {
     pub stadynot: StaDyNoTParams,
     /// The HTML-tree filter's ancestor depth (boilerpipe-tree).
     pub tree_filter: TreeFilterParams,
+    /// The BoilerNet model (`[boilernet]`).
+    pub boilernet: crate::boilernet::BoilernetConfig,
 }
 
 impl ExtractSettings {
@@ -38,6 +41,7 @@ impl ExtractSettings {
             justext: config.justext.clone(),
             stadynot: config.learn.stadynot.clone(),
             tree_filter: config.tree_filter.clone(),
+            boilernet: config.boilernet.clone(),
         }
     }
 }
@@ -94,6 +98,7 @@ pub fn extract_document(
         ExtractorKind::Boilerpipe => crate::extract::boilerpipe::Boilerpipe.classify(doc, blocks, &ctx)?,
         ExtractorKind::BoilerpipeTree => crate::extract::tree_filter::BoilerpipeTree::new(settings.tree_filter.clone())
             .classify(doc, blocks, &ctx)?,
+        ExtractorKind::Boilernet => crate::boilernet::extractor::labels(&settings.boilernet, doc, blocks, &ctx)?,
     };
     if labels.len() != blocks.len() {
         return Err(ExtractError::LabelCount { extractor: kind.name(), labels: labels.len(), blocks: blocks.len() });
@@ -158,17 +163,12 @@ fn default_labels(
     };
     let boilerpipe_labels = crate::extract::boilerpipe::article_labels(doc, blocks);
     let stadynot_labels = StaDyNoT::new(params.clone()).classify(doc, blocks, ctx)?;
-    let mut labels: Vec<Label> = (0..blocks.len())
+    let votes: Vec<u8> = (0..blocks.len())
         .map(|i| {
-            let votes =
-                [&justext_labels, &boilerpipe_labels, &stadynot_labels].iter().filter(|l| l[i].is_good()).count();
-            if votes >= 2 {
-                Label::Good
-            } else {
-                Label::Bad
-            }
+            [&justext_labels, &boilerpipe_labels, &stadynot_labels].iter().filter(|l| l[i].is_good()).count() as u8
         })
         .collect();
+    let mut labels = content_root::refine(doc, blocks, &votes);
     if let Some(range) = &stretch {
         for (i, label) in labels.iter_mut().enumerate() {
             if !range.contains(&i) {

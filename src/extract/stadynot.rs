@@ -235,38 +235,79 @@ fn mark_dynamic(doc: &Document, params: &StaDyNoTParams, noise: &mut HashSet<Nod
         v.push(n.id());
         v
     };
-    let mut candidates: HashMap<NodeId, usize> = HashMap::new();
+    let mut candidates: HashSet<NodeId> = HashSet::new();
     let mut prev: Option<Vec<NodeId>> = None;
     for link in links {
         let this = chain(link);
         if let Some(p) = &prev {
             let depth = p.iter().zip(&this).take_while(|(a, b)| a == b).count();
             if depth > 0 {
-                candidates.insert(this[depth - 1], depth);
+                candidates.insert(this[depth - 1]);
             }
         }
         prev = Some(this);
     }
-    let mut ordered: Vec<(NodeId, usize)> = candidates.into_iter().collect();
-    // Deepest first; ties in tree order are irrelevant (equal-depth nodes are disjoint).
-    ordered.sort_by_key(|c| std::cmp::Reverse(c.1));
-    for (id, _) in ordered {
-        let Some(node) = doc.html.tree.get(id) else {
-            continue;
-        };
-        let Some(el) = node.value().as_element() else {
-            continue;
-        };
-        if matches!(el.name(), "p" | "body" | "html") || covered(node, noise) {
-            continue;
+    // Judge the candidates bottom-up in one post-order pass: a candidate's verdict depends only
+    // on the noise inside its own subtree (all deeper, so already judged) and on static noise
+    // above it, so post-order gives the paper's deepest-first result without re-walking
+    // subtrees. `stack` holds the running text stats of every open node. html5ever's adoption
+    // agency can leave a node whose children point to another parent, so the walk may never
+    // close it: such a node is closed with the first closing ancestor.
+    let mut stack: Vec<(NodeRef<'_, Node>, TextStats)> = Vec::new();
+    for edge in root.traverse() {
+        match edge {
+            Edge::Open(n) => {
+                let total = match n.value() {
+                    Node::Text(t) => collapsed_chars(t),
+                    _ => 0,
+                };
+                stack.push((n, TextStats { total, link: 0 }));
+            }
+            Edge::Close(n) => {
+                if !stack.iter().any(|(open, _)| open.id() == n.id()) {
+                    continue;
+                }
+                while let Some((open, stats)) = stack.pop() {
+                    let stats = judge_candidate(open, stats, &candidates, params, noise);
+                    if let Some((_, parent)) = stack.last_mut() {
+                        if !noise.contains(&open.id()) {
+                            parent.total += stats.total;
+                            parent.link += stats.link;
+                        }
+                    }
+                    if open.id() == n.id() {
+                        break;
+                    }
+                }
+            }
         }
-        let s = text_stats(node, noise);
+    }
+}
+
+/// Close `node` in the dynamic-noise walk: its text stats as its parent counts them (nothing
+/// under a skipped tag; all of it as link text under `<a>`), marking it noise when it is a
+/// candidate that fails α or β (§3.2).
+fn judge_candidate(
+    node: NodeRef<'_, Node>,
+    mut s: TextStats,
+    candidates: &HashSet<NodeId>,
+    params: &StaDyNoTParams,
+    noise: &mut HashSet<NodeId>,
+) -> TextStats {
+    let Some(el) = node.value().as_element() else { return s };
+    if is_skipped_tag(el.name()) {
+        s = TextStats { total: 0, link: 0 };
+    } else if el.name() == "a" {
+        s.link = s.total;
+    }
+    if candidates.contains(&node.id()) && !matches!(el.name(), "p" | "body" | "html") && !covered(node, noise) {
         let non_link = s.total - s.link;
         let fraction = if s.total == 0 { 1.0 } else { s.link as f64 / s.total as f64 };
         if non_link < params.alpha_chars || fraction > params.beta_link_fraction {
-            noise.insert(id);
+            noise.insert(node.id());
         }
     }
+    s
 }
 
 /// True when `node` or one of its ancestors is noise.
@@ -521,5 +562,35 @@ mod tests {
             .collect();
         assert!(!kept.iter().any(|t| t.contains("All rights reserved")), "{kept:?}");
         assert!(kept.iter().any(|t| t.contains("article text of story 9")), "{kept:?}");
+    }
+
+    /// Teaser lists whose links wrap block elements (`<span><a><div>…</div></a></span>`, which
+    /// html5ever's adoption agency restructures) are link lists: all their text is link text.
+    #[test]
+    fn block_teasers_inside_links_are_dynamic_noise() {
+        let teaser = |n: usize| {
+            format!(
+                "<div class=row><div><span><a href=/story{n}><div class=teaser><div class=teaser-text>\
+                 <div class=authored>10.11.2021</div><h2>Teaser headline number {n} of the list</h2>\
+                 <p><span><span>The first sentence of story {n}, shown here as a teaser with a long text.</span></span></p>\
+                 </div></div></a></span></div></div>"
+            )
+        };
+        let html = format!(
+            "<html><body><div class=main><p>{}</p></div><div class=list>{}</div></body></html>",
+            "The article itself, with enough plain text to stand on its own as the main content. ".repeat(4),
+            (1..=4).map(teaser).collect::<String>()
+        );
+        let doc = Document::parse(&html);
+        let noise = noise_nodes(&doc, None, &StaDyNoTParams::default(), true);
+        let blocks = segment(&doc);
+        let kept: Vec<&str> = blocks
+            .iter()
+            .zip(noise_labels(&doc, &blocks, &noise))
+            .filter(|(_, n)| !n)
+            .map(|(b, _)| b.text.as_str())
+            .collect();
+        assert!(kept.iter().any(|t| t.starts_with("The article itself")), "{kept:?}");
+        assert!(!kept.iter().any(|t| t.contains("Teaser headline") || t.contains("shown here")), "{kept:?}");
     }
 }

@@ -12,10 +12,12 @@ pub mod dense;
 pub mod gemm;
 pub mod io;
 pub mod loss;
+pub mod lstm;
 pub mod param;
 
 pub use adam::Adam;
 pub use dense::Dense;
+pub use lstm::{BiLstm, Dropout, Lstm};
 pub use param::Param;
 
 /// Errors of the model files and of shape checks.

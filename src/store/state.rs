@@ -62,6 +62,20 @@ pub struct HostRecord {
     pub discards: BTreeMap<String, u64>,
     /// True when the host was given up (too many consecutive failures).
     pub dead: bool,
+    /// Pages with main text that the page classifier called articles.
+    #[serde(default)]
+    pub articles: u64,
+    /// Pages with main text that the page classifier called other (written or not).
+    #[serde(default)]
+    pub others: u64,
+}
+
+impl HostRecord {
+    /// Share of the host's classified pages that are articles; `None` before any.
+    pub fn article_share(&self) -> Option<f64> {
+        let n = self.articles + self.others;
+        (n > 0).then(|| self.articles as f64 / n as f64)
+    }
 }
 
 /// A page kept for learning (the first `sample_size` HTML pages of a host).
@@ -96,6 +110,12 @@ pub struct Counters {
     pub duplicate_paragraphs: u64,
     /// Pages without a record, by reason.
     pub discards: BTreeMap<String, u64>,
+    /// Pages with main text classified as articles.
+    #[serde(default)]
+    pub articles: u64,
+    /// Pages with main text classified as other.
+    #[serde(default)]
+    pub others: u64,
 }
 
 /// The typed crawl state over a [`Store`].

@@ -1,7 +1,9 @@
 //! The JSONL corpus format: one [`Record`] per line, serialised with serde_json (field names
 //! as in `model.rs`: url, final_url, host, title, fetched_at, language, extractor, text,
-//! paragraphs with kind and text). JSON escapes every newline inside strings, so a record is
-//! always exactly one line, terminated by `\n`. Written by [`super::FileWriter`].
+//! paragraphs with kind and text, page_type and page_type_prob — the last two left out when
+//! absent, and read as absent from older corpora). JSON escapes every newline inside
+//! strings, so a record is always exactly one line, terminated by `\n`. Written by
+//! [`super::FileWriter`].
 
 use crate::model::Record;
 
@@ -32,6 +34,23 @@ mod tests {
         let v: serde_json::Value = serde_json::from_str(&s).unwrap();
         assert_eq!(v["paragraphs"][0]["kind"], "heading");
         assert_eq!(v["paragraphs"][2]["kind"], "list_item");
+        assert_eq!(v["page_type"], "article");
+        assert!((v["page_type_prob"].as_f64().unwrap() - 0.875).abs() < 1e-6);
+    }
+
+    #[test]
+    fn records_without_a_page_type_still_read() {
+        let mut r = record(1);
+        (r.page_type, r.page_type_prob) = (None, None);
+        let mut out = Vec::new();
+        render(&r, &mut out).unwrap();
+        let s = String::from_utf8(out).unwrap();
+        assert!(!s.contains("page_type"), "{s}");
+        let back: Record = serde_json::from_str(s.trim_end()).unwrap();
+        assert_eq!(back, r);
+        let other: Record =
+            serde_json::from_str(&s.replace("\"paragraphs\"", "\"page_type\":\"other\",\"paragraphs\"")).unwrap();
+        assert_eq!(other.page_type, Some(crate::model::PageType::Other));
     }
 
     #[test]

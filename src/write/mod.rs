@@ -278,6 +278,8 @@ pub(crate) mod tests {
             extractor: "justext".into(),
             text: join_paragraphs(&paragraphs),
             paragraphs,
+            page_type: Some(crate::model::PageType::Article),
+            page_type_prob: Some(0.875),
         }
     }
 

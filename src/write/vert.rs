@@ -2,7 +2,7 @@
 //! on their own lines, one token per line. Written by [`super::FileWriter`] via [`render`].
 //!
 //! ```text
-//! <doc url="https://x.org/a?b=1&amp;c=2" final_url="…" host="x.org" title="A &quot;title&quot;" fetched_at="2024-05-01T12:00:00Z" language="English" extractor="justext">
+//! <doc url="https://x.org/a?b=1&amp;c=2" final_url="…" host="x.org" title="A &quot;title&quot;" fetched_at="2024-05-01T12:00:00Z" language="English" extractor="justext" page_type="article" page_type_prob="0.973">
 //! <p type="heading">
 //! Title
 //! </p>
@@ -22,8 +22,9 @@
 //!   dedup, Sketch Engine's paragraph context) see all of them; headings carry
 //!   `type="heading"`, list items `type="list_item"` (the serde names of
 //!   [`ParagraphKind`]), plain paragraphs no attribute.
-//! - `<doc>` attributes: url, final_url, host, title, fetched_at, language, extractor; an
-//!   absent title or language is left out. Whitespace in values is collapsed to one space.
+//! - `<doc>` attributes: url, final_url, host, title, fetched_at, language, extractor,
+//!   page_type (`article`/`other`), page_type_prob (3 decimals); an absent title, language
+//!   or page type is left out. Whitespace in values is collapsed to one space.
 //! - Tokens ([`tokens`]): whitespace-separated words with leading and trailing punctuation
 //!   split off (punctuation = neither letter, digit nor combining mark) — each run of one repeated punctuation character is its own token (`"(`→ `"`,
 //!   `(`; `...` stays one token); a token without any letter or digit stays whole; inner
@@ -51,6 +52,12 @@ pub fn render(r: &Record, out: &mut Vec<u8>) {
         attr(&mut s, "language", language);
     }
     attr(&mut s, "extractor", &r.extractor);
+    if let Some(t) = r.page_type {
+        attr(&mut s, "page_type", t.name());
+    }
+    if let Some(p) = r.page_type_prob {
+        attr(&mut s, "page_type_prob", &format!("{p:.3}"));
+    }
     s.push_str(">\n");
     for p in &r.paragraphs {
         let toks = tokens(&p.text);
@@ -159,7 +166,8 @@ mod tests {
             lines[0],
             "<doc url=\"https://example.org/a?b=1&amp;c=3\" \
              final_url=\"https://example.org/a?b=1&amp;c=3\" host=\"example.org\" \
-             title=\"Line one\" fetched_at=\"2024-05-01T12:00:00Z\" extractor=\"justext\">"
+             title=\"Line one\" fetched_at=\"2024-05-01T12:00:00Z\" extractor=\"justext\" \
+             page_type=\"article\" page_type_prob=\"0.875\">"
         );
         assert_eq!(lines[1], "<p type=\"heading\">");
         assert_eq!(&lines[2..5], &["Title", "number", "3"]);

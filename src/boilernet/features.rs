@@ -1,0 +1,163 @@
+//! BoilerNet's input (Leonhardt et al. 2020, §3.1): the principal type is [`Vocab`], the top
+//! HTML tags and words of the training pages, which turns a text [`Block`] into a sparse
+//! count vector ([`SparseRow`]): how often each tag occurs on the block's root path, then how
+//! often each word occurs in the block, with one out-of-vocabulary slot for each part.
+//!
+//! Tags come from the block's `dom_path` (root to the element that held its first text, inline
+//! tags included). Words are the block's text lower-cased and split as the authors' code does
+//! with NLTK's `word_tokenize`, approximated: runs of letters and digits are words, every other
+//! non-space character is a token of its own (so `,` and `.` count, as in the paper's input).
+
+use crate::model::Block;
+use std::collections::HashMap;
+
+/// Paper defaults (§3.1, "top 50 tags" / "top 1,000 words"; the authors' `--num_tags`,
+/// `--num_words`).
+pub const DEFAULT_TAGS: usize = 50;
+/// See [`DEFAULT_TAGS`].
+pub const DEFAULT_WORDS: usize = 1000;
+
+/// A sparse input row: `(column, value)` pairs, columns ascending and unique.
+pub type SparseRow = Vec<(u32, f32)>;
+
+/// The tags on a block's root path and the block's tokens, before vocabulary lookup.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BlockTokens {
+    /// Tag names from the root down, as in `dom_path`.
+    pub tags: Vec<String>,
+    /// Lower-cased tokens of the block text.
+    pub words: Vec<String>,
+}
+
+impl BlockTokens {
+    /// The tokens of `block`.
+    pub fn of(block: &Block) -> BlockTokens {
+        BlockTokens {
+            tags: block.dom_path.split('.').filter(|t| !t.is_empty()).map(str::to_string).collect(),
+            words: tokenize(&block.text),
+        }
+    }
+}
+
+/// Lower-cased tokens: runs of alphanumeric characters, and each other non-whitespace
+/// character alone.
+pub fn tokenize(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    for ch in text.chars() {
+        if ch.is_alphanumeric() {
+            cur.extend(ch.to_lowercase());
+        } else {
+            if !cur.is_empty() {
+                out.push(std::mem::take(&mut cur));
+            }
+            if !ch.is_whitespace() {
+                out.push(ch.to_string());
+            }
+        }
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+/// The tag and word vocabularies. Columns: `0` = OOV tag, `1..=tags.len()` the tags,
+/// `tags.len() + 1` = OOV word, then the words.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Vocab {
+    /// Known tags, most frequent first.
+    pub tags: Vec<String>,
+    /// Known words, most frequent first.
+    pub words: Vec<String>,
+    tag_index: HashMap<String, u32>,
+    word_index: HashMap<String, u32>,
+}
+
+impl Vocab {
+    /// A vocabulary from given lists (e.g. a model file's header).
+    pub fn new(tags: Vec<String>, words: Vec<String>) -> Vocab {
+        let tag_index = tags.iter().enumerate().map(|(i, t)| (t.clone(), i as u32 + 1)).collect();
+        let off = tags.len() as u32 + 2;
+        let word_index = words.iter().enumerate().map(|(i, w)| (w.clone(), off + i as u32)).collect();
+        Vocab { tags, words, tag_index, word_index }
+    }
+
+    /// The `max_tags` most frequent tags and `max_words` most frequent words (counted over
+    /// every occurrence, as the authors' `preprocess.py`) of `blocks`; ties by name.
+    pub fn build<'a>(blocks: impl IntoIterator<Item = &'a BlockTokens>, max_tags: usize, max_words: usize) -> Vocab {
+        let mut tags: HashMap<&str, usize> = HashMap::new();
+        let mut words: HashMap<&str, usize> = HashMap::new();
+        for b in blocks {
+            for t in &b.tags {
+                *tags.entry(t).or_insert(0) += 1;
+            }
+            for w in &b.words {
+                *words.entry(w).or_insert(0) += 1;
+            }
+        }
+        let top = |m: HashMap<&str, usize>, n: usize| {
+            let mut v: Vec<(&str, usize)> = m.into_iter().collect();
+            v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+            v.into_iter().take(n).map(|(s, _)| s.to_string()).collect::<Vec<_>>()
+        };
+        Vocab::new(top(tags, max_tags), top(words, max_words))
+    }
+
+    /// Input width: both vocabularies plus the two OOV columns.
+    pub fn width(&self) -> usize {
+        self.tags.len() + self.words.len() + 2
+    }
+
+    /// The sparse count vector of one block.
+    pub fn features(&self, tokens: &BlockTokens) -> SparseRow {
+        let oov_word = self.tags.len() as u32 + 1;
+        let mut counts: HashMap<u32, f32> = HashMap::new();
+        for t in &tokens.tags {
+            *counts.entry(self.tag_index.get(t).copied().unwrap_or(0)).or_insert(0.0) += 1.0;
+        }
+        for w in &tokens.words {
+            *counts.entry(self.word_index.get(w).copied().unwrap_or(oov_word)).or_insert(0.0) += 1.0;
+        }
+        let mut row: SparseRow = counts.into_iter().collect();
+        row.sort_by_key(|(c, _)| *c);
+        row
+    }
+
+    /// The vocabularies as JSON, for a model file's header.
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({"tags": self.tags, "words": self.words})
+    }
+
+    /// Read [`Vocab::to_json`]'s output; `None` when the shape is wrong.
+    pub fn from_json(v: &serde_json::Value) -> Option<Vocab> {
+        let list = |k: &str| -> Option<Vec<String>> {
+            v.get(k)?.as_array()?.iter().map(|s| s.as_str().map(str::to_string)).collect()
+        };
+        Some(Vocab::new(list("tags")?, list("words")?))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::html::{segment, Document};
+
+    #[test]
+    fn tokens_vocab_and_counts() {
+        assert_eq!(tokenize("Hello, World. Ça va?"), ["hello", ",", "world", ".", "ça", "va", "?"]);
+        let doc = Document::parse("<body><div><p>The cat, the dog.</p></div><div>Menu</div></body>");
+        let blocks = segment(&doc);
+        let toks: Vec<BlockTokens> = blocks.iter().map(BlockTokens::of).collect();
+        assert_eq!(toks[0].tags, ["html", "body", "div", "p"]);
+        let vocab = Vocab::build(&toks, 3, 2);
+        // Tags: body, div, html each twice (ties by name), p once: p is OOV.
+        assert_eq!(vocab.tags, ["body", "div", "html"]);
+        assert_eq!(vocab.words, ["the", ","]);
+        assert_eq!(vocab.width(), 3 + 2 + 2);
+        let f = vocab.features(&toks[0]);
+        // OOV tag (p) 1, body/div/html 1 each, OOV words (cat, dog, .) 3, "the" 2, "," 1.
+        assert_eq!(f, vec![(0, 1.0), (1, 1.0), (2, 1.0), (3, 1.0), (4, 3.0), (5, 2.0), (6, 1.0)]);
+        assert_eq!(Vocab::from_json(&vocab.to_json()), Some(vocab));
+    }
+}

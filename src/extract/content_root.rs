@@ -1,0 +1,477 @@
+//! The default pipeline's page-structure pass: the principal type is [`ContentRoot`], the DOM
+//! subtree that holds the page's main text, found from the extractors' majority vote and
+//! refined by the markup's own hints. It runs after the vote of jusText, Boilerpipe and
+//! StaDyNoT in `pipeline::default_labels` and before the GoldMiner stretch and static noise.
+//!
+//! Three rules, all read from the page itself (no per-site rules):
+//!
+//! 1. **Boilerplate subtrees.** An element that the page marks as navigation, footer, sidebar,
+//!    caption, byline, sharing, cookie, comment-section or advertising box
+//!    ([`is_boilerplate_element`]: HTML5 `nav`/`footer`/`aside`/`figcaption`, ARIA landmark
+//!    roles, class/id words) drops every block inside it, unless it holds half or more of
+//!    the voted text (a wrapper such as `<div class="has-sidebar">` around the whole page).
+//!    These are the element names, roles and class hints that readability (Mozilla's
+//!    `unlikelyCandidates`) and trafilatura (`OVERALL_DISCARD_XPATH`) discard.
+//! 2. **Content root.** The deepest element holding at least [`ROOT_SHARE`] of the voted
+//!    words (outside boilerplate elements) is the content root (readability's "top candidate", here scored by the vote
+//!    rather than by comma counts); voted blocks outside it are dropped.
+//! 3. **Lenient inside marked content.** Inside the root, under an element the page marks as
+//!    content ([`is_content_element`]: `article`, `main`, `role=main`, `itemprop=articleBody`,
+//!    class/id words such as `entry-content`, `post-body`, `markdown-body`) that holds at
+//!    least [`CONTENT_SHARE`] of the voted words, one extractor's vote suffices for a block
+//!    with link density below [`MAX_LENIENT_LINK_DENSITY`]: short paragraphs, list items and
+//!    code blocks that the majority missed come back (trafilatura's BODY_XPATH idea: once the
+//!    article body is known, keep what is in it).
+//!
+//! Measured (`webcorpus eval`, docs/EVALUATION.md): see `pipeline::default_labels`.
+
+use crate::html::Document;
+use crate::model::{Block, Label};
+use ego_tree::NodeId;
+use scraper::node::Element;
+use scraper::Node;
+use std::collections::HashMap;
+
+/// Share of the voted words that the content root must hold (rule 2).
+pub const ROOT_SHARE: f64 = 0.8;
+/// A boilerplate-marked element holding at least this share of the voted words is a page
+/// wrapper, not boilerplate (rule 1).
+pub const WRAPPER_SHARE: f64 = 0.5;
+/// Share of the voted words that a content-marked element must hold for rule 3.
+pub const CONTENT_SHARE: f64 = 0.5;
+/// Rule 3 keeps single-vote blocks only below this link density (Boilerpipe §4.2 feature).
+pub const MAX_LENIENT_LINK_DENSITY: f64 = 0.5;
+
+/// HTML5 elements that hold page furniture, not main text.
+const BOILERPLATE_TAGS: &[&str] = &["nav", "footer", "aside", "figcaption"];
+/// ARIA roles of navigation landmarks, site banners, complementary boxes and dialogs.
+const BOILERPLATE_ROLES: &[&str] = &[
+    "navigation",
+    "contentinfo",
+    "banner",
+    "complementary",
+    "search",
+    "dialog",
+    "alertdialog",
+    "alert",
+    "menu",
+    "menubar",
+];
+/// Class/id words of boilerplate boxes: the first word of a class (`sidebar-left`) or the
+/// last word of a class of at most three words (`post-comments`, `has-sidebar`; a page
+/// wrapper so named is spared by [`WRAPPER_SHARE`]).
+const BOILERPLATE_WORDS: &[&str] = &[
+    "ad",
+    "ads",
+    "advert",
+    "advertisement",
+    "author",
+    "bio",
+    "breadcrumb",
+    "breadcrumbs",
+    "byline",
+    "caption",
+    "comments",
+    "consent",
+    "cookie",
+    "cookies",
+    "credit",
+    "disclaimer",
+    "disqus",
+    "dropdown",
+    "footer",
+    "gdpr",
+    "login",
+    "masthead",
+    "menu",
+    "meta",
+    "modal",
+    "nav",
+    "navbar",
+    "navigation",
+    "newsletter",
+    "pager",
+    "pagination",
+    "popup",
+    "promo",
+    "related",
+    "share",
+    "sharing",
+    "sidebar",
+    "signup",
+    "skip",
+    "social",
+    "submenu",
+    "subscribe",
+    "tags",
+    "toolbar",
+];
+/// Class/id words of main-content containers (first or last word of a class).
+const CONTENT_WORDS: &[&str] =
+    &["article", "body", "content", "entry", "main", "markdown", "post", "prose", "story", "text"];
+/// `itemprop` values of schema.org main text.
+const CONTENT_ITEMPROPS: &[&str] = &["articlebody", "text", "maincontentofpage", "reviewbody", "description"];
+
+/// The lowercase ASCII-alphanumeric words of each class name and of the id of `el`:
+/// `class="post-comments Sidebar_x"` gives `[["post", "comments"], ["sidebar", "x"]]`.
+fn class_words(el: &Element) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    for value in el.attr("class").into_iter().chain(el.attr("id")) {
+        for name in value.split_whitespace() {
+            let words: Vec<String> = name
+                .split(|c: char| !c.is_ascii_alphanumeric())
+                .filter(|w| !w.is_empty())
+                .map(|w| w.to_ascii_lowercase())
+                .collect();
+            if !words.is_empty() {
+                out.push(words);
+            }
+        }
+    }
+    out
+}
+
+fn is_boilerplate_word(w: &str) -> bool {
+    BOILERPLATE_WORDS.contains(&w)
+}
+
+/// True when the page marks `el` as page furniture: a [`BOILERPLATE_TAGS`] element, a
+/// [`BOILERPLATE_ROLES`] role, or a class/id whose first word (or last word, in a name of at
+/// most three words) is a [`BOILERPLATE_WORDS`] word.
+pub fn is_boilerplate_element(el: &Element) -> bool {
+    if BOILERPLATE_TAGS.contains(&el.name()) {
+        return true;
+    }
+    if el.attr("role").is_some_and(|r| BOILERPLATE_ROLES.contains(&r.trim().to_ascii_lowercase().as_str())) {
+        return true;
+    }
+    class_words(el).iter().any(|words| {
+        let first = words.first().is_some_and(|w| is_boilerplate_word(w));
+        let last = words.len() <= 3 && words.last().is_some_and(|w| is_boilerplate_word(w));
+        first || last
+    })
+}
+
+/// True when the page marks `el` as main content: `article`, `main`, `role=main`, a
+/// [`CONTENT_ITEMPROPS`] `itemprop`, or a class/id whose first or last word is a
+/// [`CONTENT_WORDS`] word and none a boilerplate word (`entry-content`, not `content-sidebar`).
+pub fn is_content_element(el: &Element) -> bool {
+    if matches!(el.name(), "article" | "main") {
+        return true;
+    }
+    if el.attr("role").is_some_and(|r| r.trim().eq_ignore_ascii_case("main")) {
+        return true;
+    }
+    if el.attr("itemprop").is_some_and(|p| CONTENT_ITEMPROPS.contains(&p.trim().to_ascii_lowercase().as_str())) {
+        return true;
+    }
+    class_words(el).iter().any(|words| {
+        let hinted = words.first().is_some_and(|w| CONTENT_WORDS.contains(&w.as_str()))
+            || words.last().is_some_and(|w| CONTENT_WORDS.contains(&w.as_str()));
+        hinted && !words.iter().any(|w| is_boilerplate_word(w))
+    })
+}
+
+/// One element on the path from the document root to some block.
+#[derive(Debug, Clone, Copy)]
+struct NodeInfo {
+    /// Index of the parent element in [`ContentRoot::nodes`]; `None` for the topmost.
+    parent: Option<usize>,
+    /// Words of voted (majority) blocks under the element.
+    voted_words: usize,
+    /// Depth from the topmost element (0).
+    depth: usize,
+    boilerplate: bool,
+    content: bool,
+}
+
+/// The content root of a page and the per-element facts the rules need. Elements are
+/// numbered parents first, so one forward pass propagates facts down and one backward pass
+/// sums words up.
+#[derive(Debug, Clone)]
+pub struct ContentRoot {
+    /// The elements on the paths to the blocks, every parent before its children.
+    nodes: Vec<NodeInfo>,
+    /// Per block, the index in `nodes` of its element.
+    block_node: Vec<usize>,
+    /// Words of the voted blocks outside boilerplate elements.
+    voted_words: usize,
+    /// The deepest element holding at least [`ROOT_SHARE`] of the voted words; `None` when
+    /// nothing was voted.
+    root: Option<usize>,
+    /// Per element: under a boilerplate element that is not a page wrapper (rule 1).
+    in_boilerplate: Vec<bool>,
+    /// Per element: inside the root (rule 2).
+    in_root: Vec<bool>,
+    /// Per element: under a content-marked element with [`CONTENT_SHARE`] of the words.
+    in_content: Vec<bool>,
+}
+
+impl ContentRoot {
+    /// Find the content root of `doc` for the majority labels `voted` (one per block).
+    pub fn find(doc: &Document, blocks: &[Block], voted: &[bool]) -> ContentRoot {
+        let mut index: HashMap<NodeId, usize> = HashMap::new();
+        let mut nodes: Vec<NodeInfo> = Vec::new();
+        let mut block_node = Vec::with_capacity(blocks.len());
+        let mut fresh: Vec<(NodeId, Option<&Element>)> = Vec::new();
+        let mut voted_words = 0;
+        for (block, &good) in blocks.iter().zip(voted) {
+            // Walk up to the first element already numbered, then number the new ones
+            // top-down so that parents come first.
+            fresh.clear();
+            let mut known = None;
+            let mut node = doc.html.tree.get(block.element);
+            while let Some(n) = node {
+                if let Node::Element(el) = n.value() {
+                    if let Some(&i) = index.get(&n.id()) {
+                        known = Some(i);
+                        break;
+                    }
+                    fresh.push((n.id(), Some(el)));
+                }
+                node = n.parent();
+            }
+            let mut parent = known;
+            for &(id, el) in fresh.iter().rev() {
+                let depth = parent.map_or(0, |p| nodes[p].depth + 1);
+                nodes.push(NodeInfo {
+                    parent,
+                    voted_words: 0,
+                    depth,
+                    boilerplate: el.is_some_and(is_boilerplate_element),
+                    content: el.is_some_and(is_content_element),
+                });
+                index.insert(id, nodes.len() - 1);
+                parent = Some(nodes.len() - 1);
+            }
+            // A block always sits in an element (`html` at least).
+            let Some(at) = parent else {
+                block_node.push(usize::MAX);
+                continue;
+            };
+            block_node.push(at);
+            if good {
+                voted_words += block.words;
+                nodes[at].voted_words += block.words;
+            }
+        }
+        sum_up(&mut nodes);
+        // Rule 1 on the shares of all voted words.
+        let mut in_boilerplate = vec![false; nodes.len()];
+        for (i, info) in nodes.iter().enumerate() {
+            let parent = info.parent.is_some_and(|p| in_boilerplate[p]);
+            let wrapper = info.voted_words as f64 >= WRAPPER_SHARE * voted_words as f64;
+            in_boilerplate[i] = parent || (info.boilerplate && !wrapper);
+        }
+        // Rules 2 and 3 on the voted words outside boilerplate.
+        for info in nodes.iter_mut() {
+            info.voted_words = 0;
+        }
+        voted_words = 0;
+        for ((block, &good), &at) in blocks.iter().zip(voted).zip(&block_node) {
+            if good && in_boilerplate.get(at) == Some(&false) {
+                voted_words += block.words;
+                nodes[at].voted_words += block.words;
+            }
+        }
+        sum_up(&mut nodes);
+        let share = |info: &NodeInfo, share: f64| info.voted_words as f64 >= share * voted_words as f64;
+        let root = (voted_words > 0)
+            .then(|| {
+                nodes
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, info)| share(info, ROOT_SHARE))
+                    .max_by_key(|(_, info)| info.depth)
+                    .map(|(i, _)| i)
+            })
+            .flatten();
+        let mut in_root = vec![root.is_none(); nodes.len()];
+        let mut in_content = vec![false; nodes.len()];
+        for (i, info) in nodes.iter().enumerate() {
+            let (pr, pc) = info.parent.map_or((false, false), |p| (in_root[p], in_content[p]));
+            in_root[i] = in_root[i] || pr || root == Some(i);
+            in_content[i] = pc || (info.content && share(info, CONTENT_SHARE));
+        }
+        ContentRoot { nodes, block_node, voted_words, root, in_boilerplate, in_root, in_content }
+    }
+
+    /// Words of the voted blocks under the content root (0 without a root).
+    pub fn root_words(&self) -> usize {
+        self.root.and_then(|r| self.nodes.get(r)).map_or(0, |info| info.voted_words)
+    }
+
+    fn flag(&self, flags: &[bool], i: usize) -> bool {
+        self.block_node.get(i).and_then(|&n| flags.get(n)).copied().unwrap_or(false)
+    }
+
+    /// True when block `i` sits in a boilerplate-marked element that is not a page wrapper.
+    pub fn in_boilerplate(&self, i: usize) -> bool {
+        self.flag(&self.in_boilerplate, i)
+    }
+
+    /// True when block `i` is inside the content root (true for every block without a root).
+    pub fn in_root(&self, i: usize) -> bool {
+        self.flag(&self.in_root, i)
+    }
+
+    /// True when block `i` is under a content-marked element holding at least
+    /// [`CONTENT_SHARE`] of the voted words.
+    pub fn in_marked_content(&self, i: usize) -> bool {
+        self.flag(&self.in_content, i)
+    }
+}
+
+/// Add every element's voted words to its parent's (children come after parents).
+fn sum_up(nodes: &mut [NodeInfo]) {
+    for i in (0..nodes.len()).rev() {
+        if let Some(p) = nodes[i].parent {
+            nodes[p].voted_words += nodes[i].voted_words;
+        }
+    }
+}
+
+/// The default pipeline's labels from the three extractors' labels (`votes[i]` = how many of
+/// jusText, Boilerpipe and StaDyNoT keep block `i`, 0–3): the majority (≥ 2), then rules 1–3
+/// of the module doc.
+pub fn refine(doc: &Document, blocks: &[Block], votes: &[u8]) -> Vec<Label> {
+    let voted: Vec<bool> = votes.iter().map(|&v| v >= 2).collect();
+    let root = ContentRoot::find(doc, blocks, &voted);
+    if root.voted_words == 0 {
+        return vec![Label::Bad; blocks.len()];
+    }
+    blocks
+        .iter()
+        .enumerate()
+        .map(|(i, block)| {
+            let keep = !root.in_boilerplate(i)
+                && root.in_root(i)
+                && (voted[i]
+                    || (votes[i] >= 1 && block.link_density() < MAX_LENIENT_LINK_DENSITY && root.in_marked_content(i)));
+            if keep {
+                Label::Good
+            } else {
+                Label::Bad
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::dataset::Dataset;
+    use crate::eval::metrics::{shingle_counts, snippet_counts};
+    use crate::extract::stadynot::{StaDyNoT, StaDyNoTParams};
+    use crate::extract::stoplist::stoplist_for;
+    use crate::extract::{justext, ExtractContext, Extractor, JusTextParams};
+    use crate::html::segment;
+    use scraper::{Html, Selector};
+    use std::path::Path;
+
+    fn element(html: &str, selector: &str) -> bool {
+        let doc = Html::parse_fragment(html);
+        let sel = Selector::parse(selector).expect("valid selector");
+        let el = doc.select(&sel).next().expect("element present");
+        is_boilerplate_element(el.value())
+    }
+
+    fn content(html: &str, selector: &str) -> bool {
+        let doc = Html::parse_fragment(html);
+        let sel = Selector::parse(selector).expect("valid selector");
+        let el = doc.select(&sel).next().expect("element present");
+        is_content_element(el.value())
+    }
+
+    #[test]
+    fn markup_hints_read_the_first_and_last_class_words() {
+        assert!(element("<nav>x</nav>", "nav"));
+        assert!(element("<div role=navigation>x</div>", "div"));
+        assert!(element("<div class='sidebar-left wide'>x</div>", "div"));
+        assert!(element("<div id=post-comments>x</div>", "div"));
+        assert!(element("<div class='Cookie_Banner'>x</div>", "div"));
+        assert!(!element("<div class='page-with-big-sidebar'>x</div>", "div"));
+        assert!(!element("<div class='entry-content'>x</div>", "div"));
+        assert!(content("<div class='entry-content'>x</div>", "div"));
+        assert!(content("<section itemprop=articleBody>x</section>", "section"));
+        assert!(content("<article>x</article>", "article"));
+        assert!(!content("<div class='content-sidebar'>x</div>", "div"));
+        assert!(!content("<div class='wrapper'>x</div>", "div"));
+    }
+
+    #[test]
+    fn root_boilerplate_and_lenient_rules_on_a_small_page() {
+        let para = "This is a long paragraph of real article text that says something about the topic";
+        let html = format!(
+            "<body><nav><p>{para} nav</p></nav><div class=wrap><article class=post>\
+             <div class=entry-content><p>{para} one</p><p>short note</p><p>{para} two</p>\
+             <div class=share-box><p>{para} share</p></div></div></article>\
+             <div class=other><p>Voted words outside</p></div></div></body>"
+        );
+        let doc = Document::parse(&html);
+        let blocks = segment(&doc);
+        let texts: Vec<&str> = blocks.iter().map(|b| b.text.as_str()).collect();
+        assert_eq!(texts.len(), 6, "{texts:?}");
+        // Votes: everything long is voted by two, "short note" by one extractor.
+        let votes = [2, 3, 1, 3, 2, 2];
+        let labels = refine(&doc, &blocks, &votes);
+        let kept: Vec<&str> = texts.iter().zip(&labels).filter(|(_, l)| l.is_good()).map(|(t, _)| *t).collect();
+        // nav and share-box are boilerplate; the entry content holds 32 of the 35 voted words
+        // left, so it is the root and "Voted words outside" goes; "short note" comes back.
+        assert_eq!(kept, [format!("{para} one").as_str(), "short note", format!("{para} two").as_str()]);
+    }
+
+    /// On real pages, the rules must drop `without` snippets that the bare majority keeps
+    /// (trafilatura-eval) and raise shingle recall (modern2026-dev) at no cost in `with`
+    /// snippets.
+    #[test]
+    fn refine_beats_the_bare_majority_on_real_pages() {
+        let data = std::env::var("WEBCORPUS_DATA").unwrap_or_else(|_| "../shared/data".into());
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(data);
+        let Ok(traf) = Dataset::load(&root.join("trafilatura-eval")) else {
+            eprintln!("!!!!! SKIPPED: no trafilatura-eval data under {} (set WEBCORPUS_DATA)", root.display());
+            return;
+        };
+        let Ok(modern) = Dataset::load(&root.join("modern2026-dev")) else {
+            eprintln!("!!!!! SKIPPED: no modern2026-dev data under {} (set WEBCORPUS_DATA)", root.display());
+            return;
+        };
+        // (without found, with found, summed shingle recall) for the majority and for refine.
+        let mut totals = [[0.0f64; 3]; 2];
+        for (set, pages) in [(&traf, 60), (&modern, 40)] {
+            for page in set.pages.iter().take(pages) {
+                let Ok(html) = set.read_html(page) else { continue };
+                let doc = Document::parse(&html);
+                let blocks = segment(&doc);
+                let sample: String = blocks.iter().take(200).map(|b| b.text.as_str()).collect::<Vec<_>>().join(" ");
+                let stoplist = stoplist_for(None, &sample);
+                let params = JusTextParams::default();
+                let ctx = ExtractContext { stoplist: &stoplist, justext: &params, model: None };
+                let j = justext::JusText.classify(&doc, &blocks, &ctx).expect("jusText labels");
+                let b = crate::extract::boilerpipe::article_labels(&doc, &blocks);
+                let s = StaDyNoT::new(StaDyNoTParams::default()).classify(&doc, &blocks, &ctx).expect("StaDyNoT");
+                let votes: Vec<u8> = (0..blocks.len())
+                    .map(|i| u8::from(j[i].is_good()) + u8::from(b[i].is_good()) + u8::from(s[i].is_good()))
+                    .collect();
+                let majority: Vec<bool> = votes.iter().map(|&v| v >= 2).collect();
+                let refined: Vec<bool> = refine(&doc, &blocks, &votes).iter().map(|l| l.is_good()).collect();
+                for (k, keep) in [majority, refined].iter().enumerate() {
+                    let text: Vec<&str> =
+                        blocks.iter().zip(keep).filter(|(_, k)| **k).map(|(b, _)| b.text.as_str()).collect();
+                    let text = text.join("\n\n");
+                    let sn = snippet_counts(&text, &page.with, &page.without);
+                    totals[k][0] += sn.fp as f64;
+                    totals[k][1] += sn.tp as f64;
+                    if let Some(gold) = &page.text {
+                        totals[k][2] += shingle_counts(&text, gold).recall().unwrap_or(0.0);
+                    }
+                }
+            }
+        }
+        let [maj, refined] = totals;
+        eprintln!("majority (without, with, recall sum) {maj:?}; refined {refined:?}");
+        assert!(refined[0] < 0.8 * maj[0], "without snippets: majority {} refined {}", maj[0], refined[0]);
+        assert!(refined[1] >= maj[1], "with snippets: majority {} refined {}", maj[1], refined[1]);
+        assert!(refined[2] > maj[2], "shingle recall sum: majority {} refined {}", maj[2], refined[2]);
+    }
+}

@@ -1,0 +1,181 @@
+//! GoldMiner's view of a page's HTML: the [`TokenStream`] of normalised start tags, end tags
+//! and text markers in which begin/end patterns are learned and matched (Endrédy & Novák 2013,
+//! §III.B: "GoldMiner stores html patterns preceding and following green paragraphs").
+
+use crate::html::segment::is_skipped_tag;
+use crate::html::walk::{pruned_edges, VOID_TAGS};
+use crate::html::Document;
+use crate::model::Block;
+use ego_tree::iter::Edge;
+use ego_tree::NodeId;
+use scraper::node::Element;
+use scraper::Node;
+use std::collections::HashMap;
+use xxhash_rust::xxh3::{xxh3_64, Xxh3};
+
+/// A page's tag token stream, in document order, from the DOM (not the raw HTML, so it is
+/// independent of source formatting):
+///
+/// * a start tag gives `<name attrs>`: lower-case name, then only the `class` and `id`
+///   attributes, in that order; class names sorted and deduplicated; each run of ASCII digits in
+///   a value masked as `#` so per-page ids (`post-1234`) do not make patterns unique to a page;
+/// * an end tag gives `</name>` (none for void elements such as `br`, `img`);
+/// * each non-blank text node gives the block marker `#text`.
+///
+/// Elements whose content the segmenter skips (script, style, head, ...) give their start and
+/// end tags only. Comments and doctypes give nothing.
+#[derive(Debug, Clone, Default)]
+pub struct TokenStream {
+    /// The tokens.
+    pub tokens: Vec<String>,
+    /// xxh3 of each token, for matching.
+    pub ids: Vec<u64>,
+    /// Token index of the `#text` marker of each non-blank text node.
+    pub text_pos: HashMap<NodeId, usize>,
+    /// Token index of each element's start tag.
+    pub open_pos: HashMap<NodeId, usize>,
+    /// Token index of each element's end tag (its start tag for void elements).
+    pub close_pos: HashMap<NodeId, usize>,
+}
+
+const TEXT_MARKER: &str = "#text";
+
+impl TokenStream {
+    /// Tokenise a parsed page.
+    pub fn new(doc: &Document) -> TokenStream {
+        let mut ts = TokenStream::default();
+        // A skipped element (script, style, ...) gives its start and end tags only.
+        let prune = |n: ego_tree::NodeRef<'_, Node>| n.value().as_element().is_some_and(|el| is_skipped_tag(el.name()));
+        for edge in pruned_edges(doc.html.tree.root(), prune) {
+            match edge {
+                Edge::Open(node) => match node.value() {
+                    Node::Element(el) => {
+                        ts.open_pos.insert(node.id(), ts.tokens.len());
+                        ts.push(start_signature(el));
+                    }
+                    Node::Text(t) if !t.trim().is_empty() => {
+                        ts.text_pos.insert(node.id(), ts.tokens.len());
+                        ts.push(TEXT_MARKER.to_string());
+                    }
+                    _ => {}
+                },
+                Edge::Close(node) => {
+                    if let Node::Element(el) = node.value() {
+                        if VOID_TAGS.contains(&el.name()) {
+                            ts.close_pos.insert(node.id(), ts.tokens.len().saturating_sub(1));
+                        } else {
+                            ts.close_pos.insert(node.id(), ts.tokens.len());
+                            ts.push(format!("</{}>", el.name()));
+                        }
+                    }
+                }
+            }
+        }
+        ts
+    }
+
+    fn push(&mut self, token: String) {
+        self.ids.push(xxh3_64(token.as_bytes()));
+        self.tokens.push(token);
+    }
+
+    /// Index of the first occurrence of `pattern` starting at or after `from`.
+    pub fn find(&self, pattern: &[u64], from: usize) -> Option<usize> {
+        if pattern.is_empty() || from > self.ids.len() {
+            return None;
+        }
+        self.ids[from..].windows(pattern.len()).position(|w| w == pattern).map(|p| p + from)
+    }
+
+    /// Token index of a block's first text node.
+    pub fn block_start(&self, block: &Block) -> Option<usize> {
+        block.text_nodes.iter().find_map(|id| self.text_pos.get(id).copied())
+    }
+
+    /// Token index of a block's last text node.
+    pub fn block_end(&self, block: &Block) -> Option<usize> {
+        block.text_nodes.iter().rev().find_map(|id| self.text_pos.get(id).copied())
+    }
+
+    /// How often each token sequence of 1..=`max_len` tokens occurs, keyed by [`seq_key`].
+    pub(super) fn ngram_counts(&self, max_len: usize) -> HashMap<u64, u32> {
+        let mut counts: HashMap<u64, u32> = HashMap::with_capacity(self.ids.len() * max_len);
+        for start in 0..self.ids.len() {
+            for len in 1..=max_len.min(self.ids.len() - start) {
+                *counts.entry(seq_key(&self.ids[start..start + len])).or_default() += 1;
+            }
+        }
+        counts
+    }
+}
+
+/// One 64-bit key for a token sequence (xxh3 of the token ids), for counting and matching
+/// candidate patterns without allocating.
+pub(super) fn seq_key(ids: &[u64]) -> u64 {
+    let mut h = Xxh3::new();
+    for id in ids {
+        h.update(&id.to_le_bytes());
+    }
+    h.digest()
+}
+
+/// The normalised start-tag signature of an element (see [`TokenStream`]).
+pub fn start_signature(el: &Element) -> String {
+    let mut s = format!("<{}", el.name());
+    let mut classes: Vec<String> = el.classes().map(mask_digits).collect();
+    classes.sort();
+    classes.dedup();
+    if !classes.is_empty() {
+        s.push_str(&format!(" class=\"{}\"", classes.join(" ")));
+    }
+    if let Some(id) = el.id() {
+        s.push_str(&format!(" id=\"{}\"", mask_digits(id.trim())));
+    }
+    s.push('>');
+    s
+}
+
+/// Each run of ASCII digits replaced by `#`.
+pub(super) fn mask_digits(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut in_digits = false;
+    for c in s.chars() {
+        if c.is_ascii_digit() {
+            if !in_digits {
+                out.push('#');
+            }
+            in_digits = true;
+        } else {
+            out.push(c);
+            in_digits = false;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn signatures_mask_digits_and_sort_classes() {
+        let doc = Document::parse("<div class='b a a' id='post-1234x5' title='t'>x</div>");
+        let el = doc.html.tree.nodes().find_map(|n| n.value().as_element().filter(|e| e.name() == "div").cloned());
+        assert_eq!(start_signature(&el.expect("div")), "<div class=\"a b\" id=\"post-#x#\">");
+    }
+
+    #[test]
+    fn token_stream_marks_text_and_skips_script_content() {
+        let doc = Document::parse("<html><body><p>a<br>b</p><script>var x = '<p>';</script></body></html>");
+        let ts = TokenStream::new(&doc);
+        let body: Vec<&str> = ts.tokens.iter().map(String::as_str).skip_while(|t| *t != "<body>").collect();
+        assert_eq!(
+            body,
+            ["<body>", "<p>", "#text", "<br>", "#text", "</p>", "<script>", "</script>", "</body>", "</html>"]
+        );
+        assert_eq!(ts.text_pos.len(), 2);
+        let counts = ts.ngram_counts(2);
+        let p = ts.ids[ts.tokens.iter().position(|t| t == "#text").expect("text")];
+        assert_eq!(counts.get(&seq_key(&[p])), Some(&2));
+    }
+}

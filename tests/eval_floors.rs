@@ -1,0 +1,83 @@
+//! Quality floors of every extractor on every shared evaluation set (issue 3): a fixed subset
+//! of each set (the first `PAGES` pages; all of CleanPortalEval, whose per-site models need
+//! every page) is extracted with every registered extractor and scored with the set's usual
+//! metric. A floor sits a little under the measured value and only ever moves up; a new
+//! extractor must add its floors here (the test fails on a missing one).
+//!
+//! Metrics: word-level micro F1 (CleanEval alignment) on cleaneval, cleanportaleval, l3s-gn1;
+//! shingle F1 on modern2026-dev; snippet F1 on trafilatura-eval (see `webcorpus eval`).
+
+mod support;
+
+use webcorpus::domain::LearnParams;
+use webcorpus::eval::dataset::Dataset;
+use webcorpus::eval::report::Scores;
+use webcorpus::eval::run::{evaluate_set, EvalOptions};
+use webcorpus::extract::pipeline::ExtractSettings;
+use webcorpus::extract::ExtractorKind;
+
+/// Pages per set (the first ones, in the set's order).
+const PAGES: usize = 80;
+
+/// (set, metric, [(extractor, floor)]).
+type SetFloors = (&'static str, Metric, &'static [(&'static str, f64)]);
+
+#[derive(Debug, Clone, Copy)]
+enum Metric {
+    Word,
+    Shingle,
+    Snippet,
+}
+
+impl Metric {
+    fn of(self, s: &Scores) -> f64 {
+        match self {
+            Metric::Word => s.word_f1,
+            Metric::Shingle => s.shingle_f1,
+            Metric::Snippet => s.snippet_f1,
+        }
+    }
+}
+
+const FLOORS: &[SetFloors] = &[
+    ("cleaneval", Metric::Word, &[]),
+    ("cleanportaleval", Metric::Word, &[]),
+    ("l3s-gn1", Metric::Word, &[]),
+    ("modern2026-dev", Metric::Shingle, &[]),
+    ("trafilatura-eval", Metric::Snippet, &[]),
+];
+
+#[test]
+fn every_extractor_stays_above_its_floor_on_every_set() {
+    let Some(shared) = support::shared_dir("eval_floors") else { return };
+    let mut failures = Vec::new();
+    let mut measured = String::new();
+    for (name, metric, floors) in FLOORS {
+        let mut set = Dataset::load(&shared.join("data").join(name)).expect("set loads");
+        if *name != "cleanportaleval" {
+            set.truncate(PAGES);
+        }
+        let opts = EvalOptions {
+            extractors: ExtractorKind::ALL.to_vec(),
+            leave_one_out: false,
+            limit: None,
+            threads: std::thread::available_parallelism().map_or(2, |n| n.get()),
+            settings: ExtractSettings::default(),
+            learn: LearnParams::default(),
+        };
+        let report = evaluate_set(&set, &opts);
+        for row in &report.rows {
+            let value = metric.of(&row.summary.scores);
+            measured.push_str(&format!("{name:<17} {:<16} {metric:?} {value:.3}\n", row.label));
+            match floors.iter().find(|(x, _)| *x == row.label) {
+                Some((_, floor)) if value < *floor => {
+                    failures.push(format!("{name} / {}: {metric:?} F1 {value:.3} under the floor {floor}", row.label))
+                }
+                Some(_) => {}
+                None => failures.push(format!("{name} / {}: no floor (measured {value:.3}); add one", row.label)),
+            }
+        }
+    }
+    eprintln!("measured:\n{measured}");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
