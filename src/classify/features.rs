@@ -11,12 +11,14 @@
 //! ([`MarkupSignals`]: Open Graph and schema.org types, publication date, `<article>` and
 //! form-control counts).
 
+use super::cues::{count_dates, count_phrases, count_prices, is_byline, PAGE_CUES, TITLE_CUES};
 use super::legal::count_legal_terms;
 pub use super::markup::MarkupSignals;
+use super::url_words::{UrlSignals, URL_WORDS};
 use crate::model::{Block, Paragraph, ParagraphKind};
 
 /// Names of all candidate features, in [`PageFeatures::values`] order.
-pub const FEATURE_NAMES: [&str; 25] = [
+pub const FEATURE_NAMES: [&str; 52] = [
     // The blog's seven.
     "text_chars",
     "url_slash",
@@ -47,6 +49,38 @@ pub const FEATURE_NAMES: [&str; 25] = [
     "date_published",
     "article_elements",
     "form_controls",
+    // URL words.
+    "url_article_words",
+    "url_forum_words",
+    "url_docs_words",
+    "url_shop_words",
+    "url_listing_words",
+    "url_service_words",
+    "url_date",
+    // Title words.
+    "title_forum",
+    "title_docs",
+    "title_shop",
+    "title_listing",
+    // Page cues.
+    "forum_cues",
+    "shop_cues",
+    "docs_cues",
+    "service_cues",
+    "article_cues",
+    "prices",
+    "dates",
+    "bylines",
+    // Structure.
+    "markup_listing",
+    "markup_service",
+    "code_share",
+    "headings",
+    "time_elements",
+    "author_markup",
+    "headline_links",
+    // Text shape (added with the groups above).
+    "question_share",
 ];
 
 /// Number of candidate features.
@@ -60,16 +94,89 @@ pub const PAPER_FEATURES: &[&str] =
 pub const FEATURE_GROUPS: &[(&str, &[&str])] = &[
     (
         "text shape",
-        &["upper_share", "mean_paragraph_chars", "long_paragraphs", "sentence_share", "list_share", "heading_share"],
+        &[
+            "upper_share",
+            "mean_paragraph_chars",
+            "long_paragraphs",
+            "sentence_share",
+            "list_share",
+            "heading_share",
+            "question_share",
+        ],
     ),
     ("page shape", &["blocks", "link_density", "extracted_share"]),
     ("url shape", &["url_depth", "url_slug_words", "url_digits", "url_query"]),
     ("markup", &["markup_article", "markup_other", "date_published", "article_elements", "form_controls"]),
+    (
+        "url words",
+        &[
+            "url_article_words",
+            "url_forum_words",
+            "url_docs_words",
+            "url_shop_words",
+            "url_listing_words",
+            "url_service_words",
+            "url_date",
+        ],
+    ),
+    ("title words", &["title_forum", "title_docs", "title_shop", "title_listing"]),
+    (
+        "page cues",
+        &["forum_cues", "shop_cues", "docs_cues", "service_cues", "article_cues", "prices", "dates", "bylines"],
+    ),
+    (
+        "structure",
+        &["markup_listing", "markup_service", "code_share", "headings", "time_elements", "author_markup", "headline_links"],
+    ),
+];
+
+/// The first model's 25 features (the blog's seven, text shape without `question_share`,
+/// page shape, URL shape, markup): the baseline row of the ablation.
+pub const V1_FEATURES: &[&str] = &FEATURE_NAMES_V1;
+const FEATURE_NAMES_V1: [&str; 25] = [
+    "text_chars",
+    "url_slash",
+    "title_chars",
+    "newlines",
+    "legal_text",
+    "legal_title",
+    "upper",
+    "upper_share",
+    "mean_paragraph_chars",
+    "long_paragraphs",
+    "sentence_share",
+    "list_share",
+    "heading_share",
+    "blocks",
+    "link_density",
+    "extracted_share",
+    "url_depth",
+    "url_slug_words",
+    "url_digits",
+    "url_query",
+    "markup_article",
+    "markup_other",
+    "date_published",
+    "article_elements",
+    "form_controls",
 ];
 
 /// Features that are read from the URL; unknown when the page has none (then a model uses
 /// the training mean, see [`PageFeatures::url_known`]).
-pub const URL_FEATURES: &[&str] = &["url_slash", "url_depth", "url_slug_words", "url_digits", "url_query"];
+pub const URL_FEATURES: &[&str] = &[
+    "url_slash",
+    "url_depth",
+    "url_slug_words",
+    "url_digits",
+    "url_query",
+    "url_article_words",
+    "url_forum_words",
+    "url_docs_words",
+    "url_shop_words",
+    "url_listing_words",
+    "url_service_words",
+    "url_date",
+];
 
 /// A paragraph at least this long (characters) counts in `long_paragraphs`.
 pub const LONG_PARAGRAPH_CHARS: usize = 200;
@@ -103,6 +210,10 @@ fn ln1p(x: usize) -> f32 {
     (x as f32).ln_1p()
 }
 
+fn flag(b: bool) -> f32 {
+    f32::from(u8::from(b))
+}
+
 fn share(part: usize, whole: usize) -> f32 {
     if whole == 0 {
         0.0
@@ -115,12 +226,6 @@ fn share(part: usize, whole: usize) -> f32 {
 fn ends_sentence(text: &str) -> bool {
     let last = text.trim_end().trim_end_matches(['"', '\'', ')', '”', '’', '»', '」', '』']).chars().next_back();
     matches!(last, Some('.' | '!' | '?' | '…' | '。' | '！' | '？' | ':'))
-}
-
-/// Word pieces with a letter in a URL path segment (`us-jobs-report-2024.html` → 3).
-fn slug_words(segment: &str) -> usize {
-    let stem = segment.rsplit_once('.').map_or(segment, |(stem, ext)| if ext.len() <= 5 { stem } else { segment });
-    stem.split(|c: char| !c.is_alphanumeric()).filter(|w| w.chars().any(char::is_alphabetic)).count()
 }
 
 impl PageFeatures {
@@ -166,24 +271,51 @@ impl PageFeatures {
         v[13] = ln1p(input.blocks.len());
         v[14] = share(link_chars, page_chars);
         v[15] = share(par_chars.iter().sum(), page_chars);
-        // Markup.
+        v[51] = share(body.iter().filter(|p| p.text.trim_end().ends_with(['?', '？', '¿'])).count(), body.len());
+        // Markup and structure.
         if let Some(m) = input.markup {
-            v[20] = f32::from(u8::from(m.says_article));
-            v[21] = f32::from(u8::from(m.says_other));
-            v[22] = f32::from(u8::from(m.date_published));
+            v[20] = flag(m.says_article);
+            v[21] = flag(m.says_other);
+            v[22] = flag(m.date_published);
             v[23] = ln1p(m.article_elements);
             v[24] = ln1p(m.form_controls);
+            v[44] = flag(m.says_listing);
+            v[45] = flag(m.says_service);
+            v[46] = share(m.code_chars, page_chars);
+            v[47] = ln1p(m.headings);
+            v[48] = ln1p(m.time_elements);
+            v[49] = flag(m.author);
+            v[50] = ln1p(m.headline_links);
+        }
+        // Page cues: the text of every block, and the title.
+        let mut page_text = String::with_capacity(page_chars + input.blocks.len());
+        for b in input.blocks {
+            page_text.push_str(&b.text.to_lowercase());
+            page_text.push('\n');
+        }
+        for (j, cues) in PAGE_CUES.iter().enumerate() {
+            v[36 + j] = ln1p(count_phrases(&page_text, cues.phrases));
+        }
+        v[41] = ln1p(count_prices(&page_text));
+        v[42] = ln1p(count_dates(&page_text));
+        v[43] = ln1p(input.blocks.iter().filter(|b| is_byline(&b.text)).count());
+        let lower_title = title.to_lowercase();
+        for (j, cues) in TITLE_CUES.iter().enumerate() {
+            v[32 + j] = ln1p(count_phrases(&lower_title, cues.phrases));
         }
         // URL.
         let url = input.url.and_then(|u| url::Url::parse(u).ok());
         if let Some(url) = &url {
-            let path = url.path();
-            let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
-            v[1] = f32::from(u8::from(url.as_str().ends_with('/')));
-            v[16] = segments.len() as f32;
-            v[17] = segments.iter().map(|s| slug_words(s)).max().unwrap_or(0) as f32;
-            v[18] = ln1p(path.chars().filter(char::is_ascii_digit).count());
-            v[19] = f32::from(u8::from(url.query().is_some_and(|q| !q.is_empty())));
+            let u = UrlSignals::of(url);
+            v[1] = flag(u.ends_with_slash);
+            v[16] = u.depth as f32;
+            v[17] = u.slug_words as f32;
+            v[18] = ln1p(u.digits);
+            v[19] = flag(u.query);
+            for (j, hits) in u.word_hits.iter().enumerate().take(URL_WORDS.len()) {
+                v[25 + j] = ln1p(*hits);
+            }
+            v[31] = flag(u.date);
         }
         for x in &mut v {
             if !x.is_finite() {
@@ -205,6 +337,26 @@ mod tests {
 
     fn par(kind: ParagraphKind, text: &str) -> Paragraph {
         Paragraph { kind, text: text.to_string() }
+    }
+
+    #[test]
+    fn computed_positions_match_the_names() {
+        for (j, c) in URL_WORDS.iter().enumerate() {
+            assert_eq!(FEATURE_NAMES[25 + j], c.feature);
+        }
+        assert_eq!(FEATURE_NAMES[31], "url_date");
+        for (j, c) in TITLE_CUES.iter().enumerate() {
+            assert_eq!(FEATURE_NAMES[32 + j], c.feature);
+        }
+        for (j, c) in PAGE_CUES.iter().enumerate() {
+            assert_eq!(FEATURE_NAMES[36 + j], c.feature);
+        }
+        let at = [(41, "prices"), (42, "dates"), (43, "bylines"), (44, "markup_listing"), (46, "code_share")];
+        for (i, name) in at {
+            assert_eq!(FEATURE_NAMES[i], name);
+        }
+        assert_eq!((FEATURE_NAMES[50], FEATURE_NAMES[51]), ("headline_links", "question_share"));
+        assert!(V1_FEATURES.iter().all(|f| FEATURE_NAMES[..25].contains(f)));
     }
 
     #[test]

@@ -3,7 +3,11 @@
 //! or `product`, ogp.me), schema.org types in JSON-LD (`NewsArticle`, `BlogPosting`,
 //! `Product`, `QAPage`, ...), a publication date (`article:published_time`,
 //! `itemprop="datePublished"`), the number of `<article>` elements (one on an article, many
-//! cards on a listing) and of form controls (shops and services ask for input).
+//! cards on a listing) and of form controls (shops and services ask for input); and for the
+//! "structure" group: schema.org listing and service types, characters of code (`<pre>`,
+//! `<code>`: documentation), headings, `<time>` elements, author markup (`meta name=author`,
+//! `rel=author`, `itemprop=author`, JSON-LD `author`) and headline-like links (a link of at
+//! least [`HEADLINE_LINK_WORDS`] words: a listing is made of them).
 
 use crate::html::Document;
 use scraper::Selector;
@@ -14,6 +18,15 @@ const ARTICLE_TYPES: &[&str] =
     &["article", "newsarticle", "blogposting", "reportagenewsarticle", "analysisnewsarticle", "opinionnewsarticle"];
 /// schema.org types (lower case) that mark a product, forum or Q&A page.
 const OTHER_TYPES: &[&str] = &["product", "offer", "aggregateoffer", "qapage", "discussionforumposting", "faqpage"];
+
+/// schema.org types (lower case) that mark a listing.
+const LISTING_TYPES: &[&str] = &["collectionpage", "searchresultspage", "itemlist"];
+/// schema.org types (lower case) that mark a service, software or course page.
+const SERVICE_TYPES: &[&str] =
+    &["service", "professionalservice", "softwareapplication", "webapplication", "course", "educationalprogram"];
+
+/// A link with at least this many words of text counts as a headline link.
+pub const HEADLINE_LINK_WORDS: usize = 4;
 
 /// The markup signals of one page.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -28,20 +41,36 @@ pub struct MarkupSignals {
     pub article_elements: usize,
     /// Number of `input`, `select`, `textarea` and `button` elements.
     pub form_controls: usize,
+    /// JSON-LD names a listing type (`CollectionPage`, `SearchResultsPage`, `ItemList`).
+    pub says_listing: bool,
+    /// JSON-LD names a service, software or course type.
+    pub says_service: bool,
+    /// Characters of text inside `<pre>` and `<code>` elements (nested ones once).
+    pub code_chars: usize,
+    /// Number of `h1`–`h6` elements.
+    pub headings: usize,
+    /// Number of `<time>` elements.
+    pub time_elements: usize,
+    /// The page names an author in its markup.
+    pub author: bool,
+    /// Links with at least [`HEADLINE_LINK_WORDS`] words.
+    pub headline_links: usize,
 }
 
 fn selector(cell: &'static OnceLock<Selector>, css: &str) -> &'static Selector {
     cell.get_or_init(|| Selector::parse(css).expect("valid selector"))
 }
 
-/// Collect every `@type` value (lower case) of a JSON-LD value.
-fn ld_types(v: &serde_json::Value, out: &mut Vec<String>, depth: usize) {
+/// Collect every `@type` value (lower case) of a JSON-LD value; `author` is set when an
+/// object has an `author` key.
+fn ld_types(v: &serde_json::Value, out: &mut Vec<String>, author: &mut bool, depth: usize) {
     if depth > 16 {
         return;
     }
     match v {
         serde_json::Value::Object(map) => {
             for (k, x) in map {
+                *author |= k == "author";
                 if k == "@type" {
                     match x {
                         serde_json::Value::String(s) => out.push(s.to_lowercase()),
@@ -51,11 +80,11 @@ fn ld_types(v: &serde_json::Value, out: &mut Vec<String>, depth: usize) {
                         _ => {}
                     }
                 } else {
-                    ld_types(x, out, depth + 1);
+                    ld_types(x, out, author, depth + 1);
                 }
             }
         }
-        serde_json::Value::Array(a) => a.iter().for_each(|x| ld_types(x, out, depth + 1)),
+        serde_json::Value::Array(a) => a.iter().for_each(|x| ld_types(x, out, author, depth + 1)),
         _ => {}
     }
 }
@@ -68,22 +97,29 @@ impl MarkupSignals {
         static DATE: OnceLock<Selector> = OnceLock::new();
         static ARTICLE: OnceLock<Selector> = OnceLock::new();
         static FORM: OnceLock<Selector> = OnceLock::new();
+        static CODE: OnceLock<Selector> = OnceLock::new();
+        static HEADING: OnceLock<Selector> = OnceLock::new();
+        static TIME: OnceLock<Selector> = OnceLock::new();
+        static AUTHOR: OnceLock<Selector> = OnceLock::new();
+        static LINK: OnceLock<Selector> = OnceLock::new();
         let mut s = MarkupSignals::default();
         for m in doc.html.select(selector(&OG, r#"meta[property="og:type"]"#)) {
             let t = m.value().attr("content").unwrap_or("").trim().to_lowercase();
             s.says_article |= t == "article" || t.starts_with("article") || t.contains("blog");
             s.says_other |= t.contains("product");
         }
-        let mut types = Vec::new();
+        let (mut types, mut ld_author) = (Vec::new(), false);
         for script in doc.html.select(selector(&LD, r#"script[type="application/ld+json"]"#)) {
             let text: String = script.text().collect();
             if let Ok(v) = serde_json::from_str::<serde_json::Value>(text.trim()) {
-                ld_types(&v, &mut types, 0);
+                ld_types(&v, &mut types, &mut ld_author, 0);
             }
         }
         let has = |list: &[&str]| types.iter().any(|t| list.contains(&t.trim_start_matches("schema:").trim()));
         s.says_article |= has(ARTICLE_TYPES);
         s.says_other |= has(OTHER_TYPES);
+        s.says_listing = has(LISTING_TYPES);
+        s.says_service = has(SERVICE_TYPES);
         s.date_published = doc
             .html
             .select(selector(
@@ -94,6 +130,27 @@ impl MarkupSignals {
             .is_some();
         s.article_elements = doc.html.select(selector(&ARTICLE, "article")).count();
         s.form_controls = doc.html.select(selector(&FORM, "input, select, textarea, button")).count();
+        for el in doc.html.select(selector(&CODE, "pre, code")) {
+            let nested = el.ancestors().any(|a| {
+                a.value().as_element().is_some_and(|e| matches!(e.name(), "pre" | "code"))
+            });
+            if !nested {
+                s.code_chars += el.text().map(|t| t.chars().filter(|c| !c.is_whitespace()).count()).sum::<usize>();
+            }
+        }
+        s.headings = doc.html.select(selector(&HEADING, "h1, h2, h3, h4, h5, h6")).count();
+        s.time_elements = doc.html.select(selector(&TIME, "time")).count();
+        s.author = ld_author
+            || doc
+                .html
+                .select(selector(&AUTHOR, r#"meta[name="author"], [rel~="author"], [itemprop="author"]"#))
+                .next()
+                .is_some();
+        s.headline_links = doc
+            .html
+            .select(selector(&LINK, "a[href]"))
+            .filter(|a| a.text().flat_map(str::split_whitespace).take(HEADLINE_LINK_WORDS).count() >= HEADLINE_LINK_WORDS)
+            .count();
         s
     }
 }
@@ -108,17 +165,28 @@ mod tests {
             r#"<html><head><meta property="og:type" content="article">
             <script type="application/ld+json">{"@context":"https://schema.org","@graph":[{"@type":["NewsArticle"]}]}</script>
             <meta property="article:published_time" content="2024-05-01"></head>
-            <body><article><p>x</p></article><form><input><button>Go</button></form></body></html>"#,
+            <body><article><h1>Title</h1><p>By <a rel="author" href="/jane">Jane</a>, <time>May 5</time></p>
+            <pre><code>let x = 1;</code></pre><p>Use <code>x</code>.</p></article>
+            <a href="/a">Four words in here</a><a href="/b">Home</a>
+            <form><input><button>Go</button></form></body></html>"#,
         );
         let s = MarkupSignals::of(&doc);
-        assert!(s.says_article && !s.says_other && s.date_published);
+        assert!(s.says_article && !s.says_other && s.date_published && s.author);
+        assert!(!s.says_listing && !s.says_service);
         assert_eq!((s.article_elements, s.form_controls), (1, 2));
+        assert_eq!(s.code_chars, "letx=1;".len() + 1, "nested code once, whitespace not counted");
+        assert_eq!((s.headings, s.time_elements, s.headline_links), (1, 1, 1));
         let shop = Document::parse(
             r#"<html><head><script type="application/ld+json">{"@type": "Product", "offers": {"@type": "Offer"}}</script>
             <script type="application/ld+json">{ not json</script></head><body><article>a</article><article>b</article></body></html>"#,
         );
         let s = MarkupSignals::of(&shop);
-        assert!(!s.says_article && s.says_other && !s.date_published);
+        assert!(!s.says_article && s.says_other && !s.date_published && !s.author);
         assert_eq!(s.article_elements, 2);
+        let list = Document::parse(
+            r#"<script type="application/ld+json">{"@type": "CollectionPage", "author": {"@type": "Person"}}</script>"#,
+        );
+        let s = MarkupSignals::of(&list);
+        assert!(s.says_listing && s.author && !s.says_service);
     }
 }

@@ -1,18 +1,21 @@
 //! The article-vs-other page classifier. The principal type is [`PageClassifier`]: an MLP
-//! ([`mlp::Mlp`], 7-35-1 with sigmoid units as in the news-page classifier blog, 2013) over
-//! [`features::PageFeatures`] of a page's extraction, URL and title, giving a [`PageType`] and
+//! ([`mlp::Mlp`], sigmoid hidden units as in the news-page classifier blog's 7-35-1, 2013)
+//! over [`features::PageFeatures`] of a page's extraction, markup, URL and title (word lists
+//! in [`legal`], [`cues`], [`url_words`]), giving a [`PageType`] and
 //! the probability of "article". It runs in the crawl after extraction (every record carries
 //! `page_type` and `page_type_prob`; `[classify] drop_non_article` drops the others) and in
 //! `webcorpus extract`; `webcorpus train classifier` trains it ([`train`], data in [`data`]).
 //! The model trained on the shared sets ships inside the binary ([`PageClassifier::shipped`],
 //! `models/classifier.wcnn`, provenance in `models/README.md`).
 
+pub mod cues;
 pub mod data;
 pub mod features;
 pub mod legal;
 pub mod markup;
 pub mod mlp;
 pub mod train;
+pub mod url_words;
 
 #[cfg(test)]
 mod tests;

@@ -274,9 +274,35 @@ pub fn confusion_by_type(mlp: &Mlp, pages: &[&LabelledPage]) -> Vec<(String, usi
     out.into_iter().map(|(k, (a, o))| (k, a, o)).collect()
 }
 
-/// Site-grouped `folds`-fold cross-validation of `opts` on `pages` (each fold trains for
-/// `opts.epochs` epochs without early stopping and scores its held-out sites); returns the
-/// summed confusion, and the summed confusion of the pages of set `focus`.
+/// Out-of-fold probabilities of site-grouped `folds`-fold cross-validation of `opts` on
+/// `pages`: each fold trains for `opts.epochs` epochs without early stopping on the other
+/// folds' sites and scores its own sites. Returns `(index into pages, probability of
+/// article)` for every page with features, in `pages` order.
+///
+/// # Errors
+/// As [`train`].
+pub fn out_of_fold(pages: &[&LabelledPage], opts: &TrainOptions, folds: u64) -> Result<Vec<(usize, f32)>, ClassifyError> {
+    let folds = folds.max(2);
+    let fold_of = |p: &LabelledPage| xxhash_rust::xxh3::xxh3_64_with_seed(p.site.as_bytes(), 7) % folds;
+    let mut out = Vec::with_capacity(pages.len());
+    for fold in 0..folds {
+        let rest: Vec<&LabelledPage> = pages.iter().copied().filter(|p| fold_of(p) != fold).collect();
+        let trained = train(&rest, &[], opts, &mut |_| {})?;
+        let held: Vec<(usize, &PageFeatures)> = pages
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| fold_of(p) == fold)
+            .filter_map(|(i, p)| p.features.as_ref().map(|f| (i, f)))
+            .collect();
+        let feats: Vec<&PageFeatures> = held.iter().map(|(_, f)| *f).collect();
+        out.extend(held.iter().map(|(i, _)| *i).zip(trained.mlp.probabilities(&feats)));
+    }
+    out.sort_by_key(|(i, _)| *i);
+    Ok(out)
+}
+
+/// Site-grouped `folds`-fold cross-validation of `opts` on `pages` ([`out_of_fold`]); returns
+/// the summed confusion, and the summed confusion of the pages of set `focus`.
 ///
 /// # Errors
 /// As [`train`].
@@ -286,14 +312,13 @@ pub fn cross_validate(
     folds: u64,
     focus: &str,
 ) -> Result<(Metrics, Metrics), ClassifyError> {
-    let fold_of = |p: &LabelledPage| xxhash_rust::xxh3::xxh3_64_with_seed(p.site.as_bytes(), 7) % folds.max(2);
     let (mut all, mut focused) = (Metrics::default(), Metrics::default());
-    for fold in 0..folds.max(2) {
-        let (held, rest): (Vec<&LabelledPage>, Vec<&LabelledPage>) = pages.iter().partition(|p| fold_of(p) == fold);
-        let trained = train(&rest, &[], opts, &mut |_| {})?;
-        all.merge(&evaluate(&trained.mlp, &held));
-        let held_focus: Vec<&LabelledPage> = held.iter().copied().filter(|p| p.set == focus).collect();
-        focused.merge(&evaluate(&trained.mlp, &held_focus));
+    for (i, prob) in out_of_fold(pages, opts, folds)? {
+        let p = pages[i];
+        all.add(p.article, prob >= 0.5);
+        if p.set == focus {
+            focused.add(p.article, prob >= 0.5);
+        }
     }
     Ok((all, focused))
 }
@@ -323,7 +348,7 @@ pub fn ablation(
     focus: &str,
     on_row: &mut dyn FnMut(&AblationRow),
 ) -> Result<Vec<AblationRow>, ClassifyError> {
-    use super::features::{FEATURE_GROUPS, FEATURE_NAMES, PAPER_FEATURES};
+    use super::features::{FEATURE_GROUPS, FEATURE_NAMES, PAPER_FEATURES, V1_FEATURES};
     let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<String>>();
     let mut sets: Vec<(String, Vec<String>)> = vec![("paper".into(), names(PAPER_FEATURES))];
     for (group, feats) in FEATURE_GROUPS {
@@ -331,6 +356,7 @@ pub fn ablation(
         f.extend(names(feats));
         sets.push((format!("paper + {group}"), f));
     }
+    sets.push(("first model (25)".into(), names(V1_FEATURES)));
     sets.push(("all".into(), names(&FEATURE_NAMES)));
     for (group, feats) in FEATURE_GROUPS {
         let f = FEATURE_NAMES.iter().filter(|n| !feats.contains(n)).map(|s| s.to_string()).collect();

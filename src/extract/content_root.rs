@@ -13,7 +13,7 @@
 //!    These are the element names, roles and class hints that readability (Mozilla's
 //!    `unlikelyCandidates`) and trafilatura (`OVERALL_DISCARD_XPATH`) discard.
 //! 2. **Content root.** The deepest element holding at least [`ROOT_SHARE`] of the voted
-//!    words (outside boilerplate elements) is the content root (readability's "top candidate", here scored by the vote
+//!    words is the content root (readability's "top candidate", here scored by the vote
 //!    rather than by comma counts); voted blocks outside it are dropped.
 //! 3. **Lenient inside marked content.** Inside the root, under an element the page marks as
 //!    content ([`is_content_element`]: `article`, `main`, `role=main`, `itemprop=articleBody`,
@@ -34,8 +34,9 @@ use std::collections::HashMap;
 
 /// Share of the voted words that the content root must hold (rule 2).
 pub const ROOT_SHARE: f64 = 0.8;
-/// A boilerplate-marked element holding at least this share of the voted words is a page
-/// wrapper, not boilerplate (rule 1).
+/// A boilerplate-marked element holding at least this share of the voted words and of all
+/// the page's words is a page wrapper, not boilerplate (rule 1). (A footer that holds the only
+/// voted text of a page without main content is still a footer.)
 pub const WRAPPER_SHARE: f64 = 0.5;
 /// Share of the voted words that a content-marked element must hold for rule 3.
 pub const CONTENT_SHARE: f64 = 0.5;
@@ -179,6 +180,8 @@ struct NodeInfo {
     parent: Option<usize>,
     /// Words of voted (majority) blocks under the element.
     voted_words: usize,
+    /// Words of all blocks under the element.
+    words: usize,
     /// Depth from the topmost element (0).
     depth: usize,
     boilerplate: bool,
@@ -194,7 +197,7 @@ pub struct ContentRoot {
     nodes: Vec<NodeInfo>,
     /// Per block, the index in `nodes` of its element.
     block_node: Vec<usize>,
-    /// Words of the voted blocks outside boilerplate elements.
+    /// Words of all voted blocks.
     voted_words: usize,
     /// The deepest element holding at least [`ROOT_SHARE`] of the voted words; `None` when
     /// nothing was voted.
@@ -214,7 +217,8 @@ impl ContentRoot {
         let mut nodes: Vec<NodeInfo> = Vec::new();
         let mut block_node = Vec::with_capacity(blocks.len());
         let mut fresh: Vec<(NodeId, Option<&Element>)> = Vec::new();
-        let mut voted_words = 0;
+        let mut voted_words = 0usize;
+        let mut page_words = 0usize;
         for (block, &good) in blocks.iter().zip(voted) {
             // Walk up to the first element already numbered, then number the new ones
             // top-down so that parents come first.
@@ -237,6 +241,7 @@ impl ContentRoot {
                 nodes.push(NodeInfo {
                     parent,
                     voted_words: 0,
+                    words: 0,
                     depth,
                     boilerplate: el.is_some_and(is_boilerplate_element),
                     content: el.is_some_and(is_content_element),
@@ -250,31 +255,23 @@ impl ContentRoot {
                 continue;
             };
             block_node.push(at);
+            page_words += block.words;
+            nodes[at].words += block.words;
             if good {
                 voted_words += block.words;
                 nodes[at].voted_words += block.words;
             }
         }
         sum_up(&mut nodes);
-        // Rule 1 on the shares of all voted words.
+        // Rule 1.
         let mut in_boilerplate = vec![false; nodes.len()];
         for (i, info) in nodes.iter().enumerate() {
             let parent = info.parent.is_some_and(|p| in_boilerplate[p]);
-            let wrapper = info.voted_words as f64 >= WRAPPER_SHARE * voted_words as f64;
+            let wrapper = info.voted_words as f64 >= WRAPPER_SHARE * voted_words as f64
+                && info.words as f64 >= WRAPPER_SHARE * page_words as f64;
             in_boilerplate[i] = parent || (info.boilerplate && !wrapper);
         }
-        // Rules 2 and 3 on the voted words outside boilerplate.
-        for info in nodes.iter_mut() {
-            info.voted_words = 0;
-        }
-        voted_words = 0;
-        for ((block, &good), &at) in blocks.iter().zip(voted).zip(&block_node) {
-            if good && in_boilerplate.get(at) == Some(&false) {
-                voted_words += block.words;
-                nodes[at].voted_words += block.words;
-            }
-        }
-        sum_up(&mut nodes);
+        // Rules 2 and 3 on the same shares: a voted boilerplate box still counts there.
         let share = |info: &NodeInfo, share: f64| info.voted_words as f64 >= share * voted_words as f64;
         let root = (voted_words > 0)
             .then(|| {
@@ -327,6 +324,7 @@ fn sum_up(nodes: &mut [NodeInfo]) {
     for i in (0..nodes.len()).rev() {
         if let Some(p) = nodes[i].parent {
             nodes[p].voted_words += nodes[i].voted_words;
+            nodes[p].words += nodes[i].words;
         }
     }
 }
@@ -412,12 +410,12 @@ mod tests {
         let blocks = segment(&doc);
         let texts: Vec<&str> = blocks.iter().map(|b| b.text.as_str()).collect();
         assert_eq!(texts.len(), 6, "{texts:?}");
-        // Votes: everything long is voted by two, "short note" by one extractor.
-        let votes = [2, 3, 1, 3, 2, 2];
+        // Votes: the nav by none, "short note" by one extractor, the rest by two or three.
+        let votes = [0, 3, 1, 3, 2, 2];
         let labels = refine(&doc, &blocks, &votes);
         let kept: Vec<&str> = texts.iter().zip(&labels).filter(|(_, l)| l.is_good()).map(|(t, _)| *t).collect();
-        // nav and share-box are boilerplate; the entry content holds 32 of the 35 voted words
-        // left, so it is the root and "Voted words outside" goes; "short note" comes back.
+        // The entry content holds 48 of the 51 voted words, so it is the root and "Voted
+        // words outside" goes; the share box inside it is boilerplate; "short note" comes back.
         assert_eq!(kept, [format!("{para} one").as_str(), "short note", format!("{para} two").as_str()]);
     }
 

@@ -22,9 +22,14 @@
 //!    [`GoldMinerParams::end_window_tokens`] tokens after a green span, inside the parent and
 //!    after the begin pattern. The chosen pattern is "the most frequent uniquely identifiable"
 //!    one: found on the most pages, and on no winning page more than once. Ties go to the begin
-//!    pattern that leaves more green text after it, then to the one nearest its span; to the end
-//!    pattern nearest its span (the article's end, not the end of the comments below it), then
-//!    to the one that keeps less text; then to the shorter pattern.
+//!    pattern that keeps more green text after it (a title that is green on some pages), and
+//!    to the end pattern that keeps less green text before it (the end of the article, not of
+//!    the comments below it, as in Fig. 1; a span of headings alone is no article body and
+//!    gets no end candidates); then to the pattern with fewer text nodes between it and its
+//!    span, then to the shorter pattern (a shorter pattern is found wherever a longer one
+//!    containing it is: the less page-specific choice), then to the nearer one in tokens.
+//!    Among equally frequent parents, the deeper one wins; the pages whose green text lies
+//!    deeper inside an element like the winner (a page with one green paragraph) join it.
 //!
 //! Steps 3–4 are repeated on the used pages that no learned template cuts, for up to
 //! [`GoldMinerParams::max_templates`] templates (a portal often has two or three article
@@ -58,6 +63,9 @@ pub fn paragraph_key(text: &str) -> u64 {
     xxh3_64(norm.as_bytes())
 }
 
+/// Most parent candidates tried, in order of frequency, before a template is given up.
+const MAX_PARENTS_TRIED: usize = 5;
+
 /// A sample page prepared once for all templates: tokens, n-gram counts, green spans.
 struct Prepared<'p, 'a> {
     page: &'p LearnPage<'a>,
@@ -69,6 +77,8 @@ struct Prepared<'p, 'a> {
     /// Green spans: token index of the first and last text node, and characters.
     spans: Vec<Span>,
     green_chars: usize,
+    /// Text nodes before each token index (prefix counts, one more entry than tokens).
+    texts_before: Vec<usize>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -83,6 +93,12 @@ struct Span {
 impl Prepared<'_, '_> {
     fn count(&self, pattern: &[u64]) -> u32 {
         self.counts.get(&seq_key(pattern)).copied().unwrap_or(0)
+    }
+
+    /// Text nodes among the tokens `from..to`.
+    fn texts_between(&self, from: usize, to: usize) -> usize {
+        let at = |i: usize| self.texts_before.get(i).copied().unwrap_or(self.texts_before.last().copied().unwrap_or(0));
+        at(to).saturating_sub(at(from))
     }
 
     /// Green characters of the spans that start at or after token `from` and end before `to`.
@@ -107,21 +123,8 @@ pub fn learn(pages: &[LearnPage<'_>], params: &GoldMinerParams) -> Option<GoldMi
     }
     let repeated_paragraphs = pages_per_key.values().filter(|&&n| n >= 2).count();
     // Template text: paragraphs on as many pages as a template pattern must be.
-    let template_pages =
-        params.min_support.max((params.min_support_share * pages.len() as f64).ceil() as usize).max(2);
-    let rep_min: usize = std::env::var("GM_REP_MIN").ok().and_then(|v| v.parse().ok()).unwrap_or(template_pages);
-    let mut repeated: Vec<u64> = if std::env::var("GM_REP_ALL").is_ok() {
-        let mut all: HashMap<u64, usize> = HashMap::new();
-        for page in pages {
-            let keys: HashSet<u64> = page.blocks.iter().map(|b| paragraph_key(&b.text)).collect();
-            for k in keys {
-                *all.entry(k).or_default() += 1;
-            }
-        }
-        all.iter().filter(|(_, &n)| n >= rep_min).map(|(&k, _)| k).collect()
-    } else {
-        pages_per_key.iter().filter(|(_, &n)| n >= rep_min).map(|(&k, _)| k).collect()
-    };
+    let template_pages = params.min_support.max((params.min_support_share * pages.len() as f64).ceil() as usize).max(2);
+    let mut repeated: Vec<u64> = pages_per_key.iter().filter(|(_, &n)| n >= template_pages).map(|(&k, _)| k).collect();
     repeated.sort_unstable();
 
     let prepared: Vec<Prepared<'_, '_>> = pages
@@ -134,7 +137,14 @@ pub fn learn(pages: &[LearnPage<'_>], params: &GoldMinerParams) -> Option<GoldMi
                 .collect();
             let spans = spans(&tokens, page.blocks, &green);
             let green_chars = green.iter().map(|&i| page.blocks[i].chars).sum();
-            Prepared { page, counts: HashMap::new(), tokens, green, spans, green_chars }
+            let mut texts_before = Vec::with_capacity(tokens.ids.len() + 1);
+            texts_before.push(0);
+            let text_id = xxh3_64(super::tokens::TEXT_MARKER.as_bytes());
+            for &id in &tokens.ids {
+                let last = texts_before.last().copied().unwrap_or(0);
+                texts_before.push(last + usize::from(id == text_id));
+            }
+            Prepared { page, counts: HashMap::new(), tokens, green, spans, green_chars, texts_before }
         })
         .collect();
 
@@ -157,9 +167,6 @@ pub fn learn(pages: &[LearnPage<'_>], params: &GoldMinerParams) -> Option<GoldMi
         };
         let before = rest.len();
         rest.retain(|&p| !cuts(&prepared[p], &template));
-        if std::env::var("GM_DEBUG").is_ok() {
-            eprintln!("template {:?} .. {:?}: cuts {} of {}", template.begin, template.end, before - rest.len(), before);
-        }
         if rest.len() == before {
             break;
         }
@@ -231,63 +238,51 @@ fn learn_template(prepared: &[Prepared<'_, '_>], pages: &[usize], params: &GoldM
             .find(|n| n.value().is_element() && parent_key(doc, n.id()) == key)
             .map(|n| n.id())
     };
-    let support_of = |key: &str| parents.iter().filter(|(p, id, _)| under(*p, *id, key).is_some()).count();
-    let (parent, votes) = parent_counts
-        .iter()
-        .map(|(k, n)| (*k, *n, support_of(k)))
-        .max_by(|a, b| a.1.cmp(&b.1).then(a.2.cmp(&b.2)).then_with(|| b.0.cmp(a.0)))
-        .map(|(k, n, _)| (k.to_string(), n))?;
-    if std::env::var("GM_DEBUG").is_ok() {
-        let mut v: Vec<_> = parent_counts.iter().collect();
-        v.sort_by(|a, b| b.1.cmp(a.1));
-        for (k, n) in v.iter().take(5) {
-            eprintln!("  parent {n}: {}", &k[k.len().saturating_sub(150)..]);
-        }
-    }
-    let _ = votes;
-
-    // 4. Begin and end patterns on the pages whose parent is (inside) the winner.
-    let winners: Vec<Winner<'_, '_, '_>> = parents
-        .iter()
-        .filter_map(|(p, id, _)| {
-            let at = under(*p, *id, &parent)?;
-            let page = &prepared[*p];
-            let open = *page.tokens.open_pos.get(&at)?;
-            let close = *page.tokens.close_pos.get(&at)?;
-            Some(Winner { page, open, close })
-        })
-        .collect();
-    let support = winners.len();
-    if support < required {
-        return None;
-    }
-    let (begin, begin_support) = best_begin(&winners, params)?;
-    let (end, end_support) = best_end(&winners, &begin, params)?;
-    if std::env::var("GM_DEBUG").is_ok() {
-        eprintln!("  winners {} required {required} begin {begin_support} end {end_support}", winners.len());
-    }
-    if begin_support < required || end_support < required {
-        return None;
-    }
-    let strings = |pattern: &[u64]| -> Vec<String> {
-        winners
+    // The most frequent parent wins; ties go to the deeper (more specific) one. A parent whose
+    // pages show no patterns with the minimum support gives way to the next one.
+    let depth = |k: &str| k.matches(" > ").count();
+    let mut ranked: Vec<(&str, usize)> = parent_counts.into_iter().collect();
+    ranked.sort_by(|a, b| b.1.cmp(&a.1).then(depth(b.0).cmp(&depth(a.0))).then_with(|| a.0.cmp(b.0)));
+    ranked.into_iter().take(MAX_PARENTS_TRIED).find_map(|(parent, _)| {
+        // 4. Begin and end patterns on the pages whose parent is (inside) the winner.
+        let winners: Vec<Winner<'_, '_, '_>> = parents
             .iter()
-            .find_map(|w| {
-                w.page.tokens.find(pattern, 0).map(|at| w.page.tokens.tokens[at..at + pattern.len()].to_vec())
+            .filter_map(|(p, id, _)| {
+                let at = under(*p, *id, parent)?;
+                let page = &prepared[*p];
+                let open = *page.tokens.open_pos.get(&at)?;
+                let close = *page.tokens.close_pos.get(&at)?;
+                Some(Winner { page, open, close })
             })
-            .unwrap_or_default()
-    };
-    Some(GoldMinerModel {
-        begin: strings(&begin),
-        end: strings(&end),
-        parent,
-        support,
-        begin_support,
-        end_support,
-        pages_used: pages.len(),
-        repeated_paragraphs: 0,
-        repeated: Vec::new(),
-        alternatives: Vec::new(),
+            .collect();
+        if winners.len() < required {
+            return None;
+        }
+        let (begin, begin_support) = best_begin(&winners, params)?;
+        let (end, end_support) = best_end(&winners, &begin, params)?;
+        if begin_support < required || end_support < required {
+            return None;
+        }
+        let strings = |pattern: &[u64]| -> Vec<String> {
+            winners
+                .iter()
+                .find_map(|w| {
+                    w.page.tokens.find(pattern, 0).map(|at| w.page.tokens.tokens[at..at + pattern.len()].to_vec())
+                })
+                .unwrap_or_default()
+        };
+        Some(GoldMinerModel {
+            begin: strings(&begin),
+            end: strings(&end),
+            parent: parent.to_string(),
+            support: winners.len(),
+            begin_support,
+            end_support,
+            pages_used: pages.len(),
+            repeated_paragraphs: 0,
+            repeated: Vec::new(),
+            alternatives: Vec::new(),
+        })
     })
 }
 
@@ -299,11 +294,33 @@ struct Winner<'w, 'p, 'a> {
     close: usize,
 }
 
+/// One candidate's best place on one page: its distance to the span and the green text the
+/// cut keeps there (see [`Score`]).
+#[derive(Debug, Clone, Copy)]
+struct Found {
+    text_gap: usize,
+    gap: usize,
+    covered: usize,
+}
+
+impl Found {
+    fn nearer(self, other: Found) -> Found {
+        if (other.text_gap, other.gap) < (self.text_gap, self.gap) {
+            other
+        } else {
+            self
+        }
+    }
+}
+
 /// Score of one candidate pattern over the winning pages.
 #[derive(Default, Debug)]
 struct Score {
     /// Pages where it is found once, next to a green span.
     pages: usize,
+    /// Summed distance to the span in text nodes: the text the cut lets in (begin) or
+    /// leaves out (end) besides the span.
+    text_gap: usize,
     /// Summed distance to the span, in tokens.
     gap: usize,
     /// Summed green characters kept by the cut (begin: after it; end: between begin and it).
@@ -313,8 +330,8 @@ struct Score {
 }
 
 /// Candidates of up to `max_len` tokens: for a begin pattern (`before`), those that end in
-/// `lo..=hi` (exclusive end); for an end pattern, those that start in `lo..=hi`. With the
-/// distance to `hi` (begin) or `lo` (end).
+/// `lo..=hi` (exclusive end); for an end pattern, those that start in `lo..=hi`. With that
+/// end or start position.
 fn candidates(ids: &[u64], lo: usize, hi: usize, max_len: usize, before: bool) -> Vec<(&[u64], usize)> {
     let mut out = Vec::new();
     for at in lo..=hi {
@@ -324,49 +341,41 @@ fn candidates(ids: &[u64], lo: usize, hi: usize, max_len: usize, before: bool) -
             if end > ids.len() {
                 break;
             }
-            let gap = if before { hi - at } else { at - lo };
-            out.push((&ids[start..end], gap));
+            out.push((&ids[start..end], at));
         }
     }
     out
 }
 
-/// Pick the best candidate among `scores` by `better` (see the module doc), skipping ambiguous
-/// ones; returns the pattern and its page support.
-fn pick(
-    scores: HashMap<Vec<u64>, Score>,
-    better: impl Fn(&Score, &Score) -> std::cmp::Ordering,
-) -> Option<(Vec<u64>, usize)> {
-    if std::env::var("GM_DEBUG").is_ok() {
-        let mut v: Vec<_> = scores.iter().filter(|(_, s)| !s.ambiguous && s.pages > 0).collect();
-        v.sort_by(|(pa, a), (pb, b)| {
-            b.pages.cmp(&a.pages).then_with(|| better(a, b)).then(pa.len().cmp(&pb.len())).then_with(|| pa.cmp(pb))
-        });
-        for (p, s) in v.iter().take(6) {
-            eprintln!("    cand {:?} {s:?}", p.iter().map(|x| x % 100000).collect::<Vec<_>>());
-        }
-    }
+/// Pick the most frequent unambiguous candidate, with the ties of the module doc (`begin`:
+/// more covered green text first; end: less), then the smaller token ids (for determinism).
+/// Returns the pattern and its page support.
+fn pick(scores: HashMap<Vec<u64>, Score>, begin: bool) -> Option<(Vec<u64>, usize)> {
     scores
         .into_iter()
         .filter(|(_, s)| !s.ambiguous && s.pages > 0)
         .min_by(|(pa, a), (pb, b)| {
-            b.pages.cmp(&a.pages).then_with(|| better(a, b)).then(pa.len().cmp(&pb.len())).then_with(|| pa.cmp(pb))
+            let covered = if begin { b.covered.cmp(&a.covered) } else { a.covered.cmp(&b.covered) };
+            b.pages
+                .cmp(&a.pages)
+                .then(covered)
+                .then(a.text_gap.cmp(&b.text_gap))
+                .then(pa.len().cmp(&pb.len()))
+                .then(a.gap.cmp(&b.gap))
+                .then_with(|| pa.cmp(pb))
         })
         .map(|(p, s)| (p, s.pages))
 }
 
 /// Record, on page `w`, the best (smallest) gap of each candidate and whether it is unique.
-fn add_page_candidates(
-    scores: &mut HashMap<Vec<u64>, Score>,
-    w: &Winner<'_, '_, '_>,
-    found: HashMap<&[u64], (usize, usize)>,
-) {
-    for (cand, (gap, covered)) in found {
+fn add_page_candidates(scores: &mut HashMap<Vec<u64>, Score>, w: &Winner<'_, '_, '_>, found: HashMap<&[u64], Found>) {
+    for (cand, f) in found {
         let s = scores.entry(cand.to_vec()).or_default();
         if w.page.count(cand) == 1 {
             s.pages += 1;
-            s.gap += gap;
-            s.covered += covered;
+            s.text_gap += f.text_gap;
+            s.gap += f.gap;
+            s.covered += f.covered;
         } else {
             s.ambiguous = true;
         }
@@ -380,14 +389,16 @@ fn best_begin(winners: &[Winner<'_, '_, '_>], params: &GoldMinerParams) -> Optio
     let mut scores: HashMap<Vec<u64>, Score> = HashMap::new();
     for w in winners {
         let ids = &w.page.tokens.ids;
-        let mut found: HashMap<&[u64], (usize, usize)> = HashMap::new();
+        let mut found: HashMap<&[u64], Found> = HashMap::new();
         for span in w.page.spans.iter().filter(|s| s.start > w.open && s.end < w.close) {
             let lo = span.start.saturating_sub(params.pattern_window_tokens).max(w.open + 1);
-            for (cand, gap) in candidates(ids, lo, span.start, max_len, true) {
-                let e = found.entry(cand).or_insert((usize::MAX, 0));
-                if gap < e.0 {
-                    *e = (gap, w.page.green_between(span.start, w.close));
-                }
+            for (cand, at) in candidates(ids, lo, span.start, max_len, true) {
+                let f = Found {
+                    text_gap: w.page.texts_between(at, span.start),
+                    gap: span.start - at,
+                    covered: w.page.green_between(span.start, w.close),
+                };
+                found.entry(cand).and_modify(|e| *e = e.nearer(f)).or_insert(f);
             }
         }
         add_page_candidates(&mut scores, w, found);
@@ -396,7 +407,7 @@ fn best_begin(winners: &[Winner<'_, '_, '_>], params: &GoldMinerParams) -> Optio
     for (cand, s) in scores.iter_mut() {
         s.ambiguous |= winners.iter().any(|w| w.page.count(cand) > 1);
     }
-    pick(scores, |a, b| b.covered.cmp(&a.covered).then(a.gap.cmp(&b.gap)))
+    pick(scores, true)
 }
 
 /// The most frequent uniquely identifiable end pattern: it starts at most `end_window_tokens`
@@ -409,15 +420,17 @@ fn best_end(winners: &[Winner<'_, '_, '_>], begin: &[u64], params: &GoldMinerPar
             continue;
         };
         let ids = &w.page.tokens.ids;
-        let mut found: HashMap<&[u64], (usize, usize)> = HashMap::new();
+        let mut found: HashMap<&[u64], Found> = HashMap::new();
         for span in w.page.spans.iter().filter(|s| s.body && s.start >= b && s.end < w.close) {
             let lo = span.end + 1;
             let hi = (span.end + params.end_window_tokens).min(w.close);
-            for (cand, gap) in candidates(ids, lo, hi, max_len, false) {
-                let e = found.entry(cand).or_insert((usize::MAX, 0));
-                if gap < e.0 {
-                    *e = (gap, w.page.green_between(b, lo));
-                }
+            for (cand, at) in candidates(ids, lo, hi, max_len, false) {
+                let f = Found {
+                    text_gap: w.page.texts_between(lo, at),
+                    gap: at - lo,
+                    covered: w.page.green_between(b, lo),
+                };
+                found.entry(cand).and_modify(|e| *e = e.nearer(f)).or_insert(f);
             }
         }
         add_page_candidates(&mut scores, w, found);
@@ -425,7 +438,7 @@ fn best_end(winners: &[Winner<'_, '_, '_>], begin: &[u64], params: &GoldMinerPar
     for (cand, s) in scores.iter_mut() {
         s.ambiguous |= winners.iter().any(|w| w.page.count(cand) > 1);
     }
-    pick(scores, |a, b| a.covered.cmp(&b.covered).then(a.gap.cmp(&b.gap)))
+    pick(scores, false)
 }
 
 /// Indices and blocks jusText labelled good.

@@ -38,7 +38,8 @@ pub struct TokenStream {
     pub close_pos: HashMap<NodeId, usize>,
 }
 
-const TEXT_MARKER: &str = "#text";
+/// The token of a non-blank text node.
+pub(super) const TEXT_MARKER: &str = "#text";
 
 impl TokenStream {
     /// Tokenise a parsed page.
