@@ -40,11 +40,76 @@ impl Metric {
 }
 
 const FLOORS: &[SetFloors] = &[
-    ("cleaneval", Metric::Word, &[]),
-    ("cleanportaleval", Metric::Word, &[]),
-    ("l3s-gn1", Metric::Word, &[]),
-    ("modern2026-dev", Metric::Shingle, &[]),
-    ("trafilatura-eval", Metric::Snippet, &[]),
+    (
+        "cleaneval",
+        Metric::Word,
+        &[
+            ("default", 0.92),
+            ("justext", 0.90),
+            ("goldminer", 0.90),
+            ("stadynot", 0.93),
+            ("bte", 0.93),
+            ("boilerpipe", 0.85),
+            ("boilerpipe-tree", 0.82),
+            ("boilernet", 0.94),
+        ],
+    ),
+    (
+        "cleanportaleval",
+        Metric::Word,
+        &[
+            ("default", 0.96),
+            ("justext", 0.86),
+            ("goldminer", 0.98),
+            ("stadynot", 0.88),
+            ("bte", 0.83),
+            ("boilerpipe", 0.96),
+            ("boilerpipe-tree", 0.93),
+            ("boilernet", 0.95),
+        ],
+    ),
+    (
+        "l3s-gn1",
+        Metric::Word,
+        &[
+            ("default", 0.92),
+            ("justext", 0.87),
+            ("goldminer", 0.87),
+            ("stadynot", 0.87),
+            ("bte", 0.86),
+            ("boilerpipe", 0.94),
+            ("boilerpipe-tree", 0.92),
+            ("boilernet", 0.92),
+        ],
+    ),
+    (
+        "modern2026-dev",
+        Metric::Shingle,
+        &[
+            ("default", 0.91),
+            ("justext", 0.81),
+            ("goldminer", 0.81),
+            ("stadynot", 0.87),
+            ("bte", 0.87),
+            ("boilerpipe", 0.83),
+            ("boilerpipe-tree", 0.74),
+            ("boilernet", 0.90),
+        ],
+    ),
+    (
+        "trafilatura-eval",
+        Metric::Snippet,
+        &[
+            ("default", 0.87),
+            ("justext", 0.84),
+            ("goldminer", 0.84),
+            ("stadynot", 0.76),
+            ("bte", 0.81),
+            ("boilerpipe", 0.84),
+            ("boilerpipe-tree", 0.83),
+            ("boilernet", 0.27),
+        ],
+    ),
 ];
 
 #[test]

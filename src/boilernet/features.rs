@@ -3,13 +3,35 @@
 //! count vector ([`SparseRow`]): how often each tag occurs on the block's root path, then how
 //! often each word occurs in the block, with one out-of-vocabulary slot for each part.
 //!
+//! Our extension (not in the paper): [`SHAPE_FEATURES`] language-independent numbers per block
+//! after the word counts ([`BlockTokens::shape`]): log word count, link density, stopword share
+//! by the page's stoplist and whether the page has one, whether the block ends like a sentence,
+//! and the block's relative position. These are what the rule-based extractors (jusText,
+//! Boilerpipe) decide by, and they carry across languages where an English word vocabulary does
+//! not (trained on English alone, the paper's input kept nothing on many German pages).
+//! [`FEATURE_VERSION`] names this input format in the model file.
+//!
 //! Tags come from the block's `dom_path` (root to the element that held its first text, inline
 //! tags included). Words are the block's text lower-cased and split as the authors' code does
 //! with NLTK's `word_tokenize`, approximated: runs of letters and digits are words, every other
 //! non-space character is a token of its own (so `,` and `.` count, as in the paper's input).
 
+use crate::extract::justext::stopword_density;
+use crate::extract::stoplist::{stoplist_for, Stoplist};
 use crate::model::Block;
 use std::collections::HashMap;
+use std::sync::Arc;
+
+/// The input format written to and required from a model file's header (`features`):
+/// 1 = the paper's tag and word counts (no `features` field), 2 = those plus the
+/// [`SHAPE_FEATURES`] shape columns.
+pub const FEATURE_VERSION: u64 = 2;
+
+/// Language-independent shape columns per block (our extension; see the module doc):
+/// `ln(1 + words) / 5`, link density, stopword density (jusText's, by the page's stoplist),
+/// 1 when the page has a stoplist, 1 when the text ends in `. ! ? … :` or a closing quote
+/// after one, relative position `i / (n − 1)` (0 for a one-block page).
+pub const SHAPE_FEATURES: usize = 6;
 
 /// Paper defaults (§3.1, "top 50 tags" / "top 1,000 words"; the authors' `--num_tags`,
 /// `--num_words`).
@@ -27,16 +49,41 @@ pub struct BlockTokens {
     pub tags: Vec<String>,
     /// Lower-cased tokens of the block text.
     pub words: Vec<String>,
+    /// The [`SHAPE_FEATURES`] shape columns.
+    pub shape: [f32; SHAPE_FEATURES],
 }
 
 impl BlockTokens {
-    /// The tokens of `block`.
-    pub fn of(block: &Block) -> BlockTokens {
+    /// The tokens of block `index` of the page's `count` blocks; `stoplist` is the page's.
+    pub fn of(block: &Block, index: usize, count: usize, stoplist: &Stoplist) -> BlockTokens {
+        let text = block.text.trim_end_matches(['"', '\'', '\u{201d}', '\u{2019}', '\u{bb}', ')']);
+        let sentence = text.ends_with(['.', '!', '?', '\u{2026}', ':', '\u{3002}']);
+        let position = if count > 1 { index as f32 / (count - 1) as f32 } else { 0.0 };
         BlockTokens {
             tags: block.dom_path.split('.').filter(|t| !t.is_empty()).map(str::to_string).collect(),
             words: tokenize(&block.text),
+            shape: [
+                (block.words as f32).ln_1p() / 5.0,
+                block.link_density() as f32,
+                stopword_density(&block.text, stoplist) as f32,
+                if stoplist.is_empty() { 0.0 } else { 1.0 },
+                if sentence { 1.0 } else { 0.0 },
+                position,
+            ],
         }
     }
+}
+
+/// The page's stoplist as the extraction pipeline picks it with no configured language:
+/// detected from the text of the first 200 blocks (`extract::pipeline::extract_document`).
+pub fn page_stoplist(blocks: &[Block]) -> Arc<Stoplist> {
+    let sample: String = blocks.iter().take(200).map(|b| b.text.as_str()).collect::<Vec<_>>().join(" ");
+    stoplist_for(None, &sample)
+}
+
+/// The tokens of every block of a page, with the page's `stoplist`.
+pub fn page_tokens(blocks: &[Block], stoplist: &Stoplist) -> Vec<BlockTokens> {
+    blocks.iter().enumerate().map(|(i, b)| BlockTokens::of(b, i, blocks.len(), stoplist)).collect()
 }
 
 /// Lower-cased tokens: runs of alphanumeric characters, and each other non-whitespace
@@ -63,7 +110,7 @@ pub fn tokenize(text: &str) -> Vec<String> {
 }
 
 /// The tag and word vocabularies. Columns: `0` = OOV tag, `1..=tags.len()` the tags,
-/// `tags.len() + 1` = OOV word, then the words.
+/// `tags.len() + 1` = OOV word, then the words, then the [`SHAPE_FEATURES`] shape columns.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Vocab {
     /// Known tags, most frequent first.
@@ -104,9 +151,9 @@ impl Vocab {
         Vocab::new(top(tags, max_tags), top(words, max_words))
     }
 
-    /// Input width: both vocabularies plus the two OOV columns.
+    /// Input width: both vocabularies, the two OOV columns and the shape columns.
     pub fn width(&self) -> usize {
-        self.tags.len() + self.words.len() + 2
+        self.tags.len() + self.words.len() + 2 + SHAPE_FEATURES
     }
 
     /// The sparse count vector of one block.
@@ -121,6 +168,8 @@ impl Vocab {
         }
         let mut row: SparseRow = counts.into_iter().collect();
         row.sort_by_key(|(c, _)| *c);
+        let shape_start = (self.tags.len() + self.words.len() + 2) as u32;
+        row.extend((shape_start..).zip(tokens.shape).filter(|(_, v)| *v != 0.0));
         row
     }
 

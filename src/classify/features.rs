@@ -18,7 +18,7 @@ use super::url_words::{UrlSignals, URL_WORDS};
 use crate::model::{Block, Paragraph, ParagraphKind};
 
 /// Names of all candidate features, in [`PageFeatures::values`] order.
-pub const FEATURE_NAMES: [&str; 52] = [
+pub const FEATURE_NAMES: [&str; 53] = [
     // The blog's seven.
     "text_chars",
     "url_slash",
@@ -81,6 +81,8 @@ pub const FEATURE_NAMES: [&str; 52] = [
     "headline_links",
     // Text shape (added with the groups above).
     "question_share",
+    // URL words (continued).
+    "url_section",
 ];
 
 /// Number of candidate features.
@@ -117,6 +119,7 @@ pub const FEATURE_GROUPS: &[(&str, &[&str])] = &[
             "url_listing_words",
             "url_service_words",
             "url_date",
+            "url_section",
         ],
     ),
     ("title words", &["title_forum", "title_docs", "title_shop", "title_listing"]),
@@ -176,6 +179,7 @@ pub const URL_FEATURES: &[&str] = &[
     "url_listing_words",
     "url_service_words",
     "url_date",
+    "url_section",
 ];
 
 /// A paragraph at least this long (characters) counts in `long_paragraphs`.
@@ -316,6 +320,7 @@ impl PageFeatures {
                 v[25 + j] = ln1p(*hits);
             }
             v[31] = flag(u.date);
+            v[52] = flag(u.section);
         }
         for x in &mut v {
             if !x.is_finite() {

@@ -95,6 +95,9 @@ pub struct UrlSignals {
     pub query: bool,
     /// Tokens per [`URL_WORDS`] class, in its order.
     pub word_hits: Vec<usize>,
+    /// The URL names a section rather than an item: the path is empty, or its last segment is
+    /// a single word of a [`URL_WORDS`] class (`/news`, `/forum/`, `/docs`, `/shop`).
+    pub section: bool,
     /// The path holds a date: a year segment (1990–2039) followed by a month or day segment,
     /// or a `YYYY-MM-DD` piece.
     pub date: bool,
@@ -187,6 +190,10 @@ impl UrlSignals {
                 .map(|class| tokens.iter().filter(|t| class.words.contains(&t.as_str())).count())
                 .collect(),
             date: path_has_date(path),
+            section: segments.last().is_none_or(|last| {
+                let last = fold(last.rsplit_once('.').map_or(last, |(stem, _)| stem));
+                URL_WORDS.iter().any(|class| class.words.contains(&last.as_str()))
+            }),
         }
     }
 }
@@ -224,6 +231,8 @@ mod tests {
         assert!(signals("https://x.org/blog/2025-12-17-the-pilot-has-landed").date);
         assert!(!signals("https://x.org/p/2025-report").date);
         assert!(!signals("https://x.org/products/1999").date);
+        assert!(signals("https://www.bbc.com/news").section && signals("https://x.org/").section);
+        assert!(!signals("https://x.org/news/storm-hits").section && !signals("https://x.org/technology").section);
         let s = signals("https://news.example.org/2024/05/storm-hits-the-coast.html?x=1");
         assert_eq!((s.depth, s.slug_words, s.digits, s.query, s.ends_with_slash), (3, 4, 6, true, false));
     }
