@@ -22,7 +22,7 @@ cargo build --release --quiet
 bin=target/release/webcorpus
 if [ -z "${EXTRACTORS:-}" ]; then
   # Every registered extractor: the CLI lists the known names when given an unknown one.
-  EXTRACTORS=$($bin eval --extractor '?' 2>&1 | sed -n 's/.*known: //p' | head -1 | tr -d ' ')
+  EXTRACTORS=$( ($bin eval --extractor '?' 2>&1 || true) | sed -n 's/.*known: //p' | head -1 | tr -d ' ')
 fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT

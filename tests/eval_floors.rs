@@ -65,7 +65,7 @@ const FLOORS: &[SetFloors] = &[
             ("bte", 0.83),
             ("boilerpipe", 0.96),
             ("boilerpipe-tree", 0.93),
-            ("boilernet", 0.95),
+            ("boilernet", 0.93),
         ],
     ),
     (
@@ -79,7 +79,7 @@ const FLOORS: &[SetFloors] = &[
             ("bte", 0.86),
             ("boilerpipe", 0.94),
             ("boilerpipe-tree", 0.92),
-            ("boilernet", 0.92),
+            ("boilernet", 0.91),
         ],
     ),
     (
@@ -107,7 +107,7 @@ const FLOORS: &[SetFloors] = &[
             ("bte", 0.81),
             ("boilerpipe", 0.84),
             ("boilerpipe-tree", 0.83),
-            ("boilernet", 0.27),
+            ("boilernet", 0.89),
         ],
     ),
 ];

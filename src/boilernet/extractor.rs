@@ -2,7 +2,7 @@
 //! whose content probability is at least 0.5 is kept. It runs a given model, or by default the
 //! shipped one ([`shipped`]).
 
-use super::features::BlockTokens;
+use super::features::page_tokens;
 use super::model::BoilerNet;
 use super::BoilernetError;
 use crate::extract::{ExtractContext, ExtractError, Extractor};
@@ -31,9 +31,9 @@ impl Extractor for BoilerNetExtractor<'_> {
         &self,
         _doc: &Document,
         blocks: &[Block],
-        _ctx: &ExtractContext<'_>,
+        ctx: &ExtractContext<'_>,
     ) -> Result<Vec<Label>, ExtractError> {
-        let tokens: Vec<BlockTokens> = blocks.iter().map(BlockTokens::of).collect();
+        let tokens = page_tokens(blocks, ctx.stoplist);
         let probs = self.model.predict(self.model.rows(&tokens));
         Ok(probs.into_iter().map(|p| if p >= THRESHOLD { Label::Good } else { Label::Bad }).collect())
     }
@@ -143,9 +143,9 @@ mod floor_tests {
             return;
         }
         let model = shipped().unwrap();
-        // (set, block F1 floor, word F1 floor). Measured (shipped model, 2026-11): cleaneval
-        // block 0.917 / word 0.974, modern2026-dev block 0.915 / word 0.943.
-        for (name, block_floor, word_floor) in [("cleaneval", 0.89, 0.95), ("modern2026-dev", 0.88, 0.91)] {
+        // (set, block F1 floor, word F1 floor). Measured (shipped model, format 2): cleaneval
+        // block 0.917 / word 0.969, modern2026-dev block 0.914 / word 0.944.
+        for (name, block_floor, word_floor) in [("cleaneval", 0.90, 0.955), ("modern2026-dev", 0.90, 0.93)] {
             let mut set = Dataset::load(&root.join(name)).unwrap();
             set.retain_split(Split::Holdout);
             set.truncate(40);
@@ -155,7 +155,7 @@ mod floor_tests {
                 let doc = Document::parse(&html);
                 let b = crate::html::segment(&doc);
                 let gold = super::super::labels::gold_labels(&b, gold);
-                let tokens: Vec<BlockTokens> = b.iter().map(BlockTokens::of).collect();
+                let tokens = page_tokens(&b, &super::super::features::page_stoplist(&b));
                 for (p, g) in model.predict(model.rows(&tokens)).into_iter().zip(gold) {
                     match (p >= THRESHOLD, g == Some(true)) {
                         (true, true) => blocks.tp += 1,
@@ -180,5 +180,42 @@ mod floor_tests {
             assert!(blocks.f1() > block_floor, "{name}: block F1 {} under {block_floor}", blocks.f1());
             assert!(word > word_floor, "{name}: word F1 {word} under {word_floor}");
         }
+    }
+
+    /// The shipped model on the first 60 held-out trafilatura-eval pages (mostly German, also
+    /// French, Spanish, Polish; snippet gold): the model must keep the `with` snippets of
+    /// non-English pages (the paper's English-vocabulary input kept nothing on many of them:
+    /// snippet F1 0.28 over the whole set). Floor a little under what was measured.
+    #[test]
+    fn shipped_model_floor_on_held_out_multilingual_pages() {
+        let data = std::env::var("WEBCORPUS_DATA").unwrap_or_else(|_| "../shared/data".into());
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(data).join("trafilatura-eval");
+        if !root.is_dir() {
+            eprintln!("!!! SKIPPED: evaluation data not found at {}", root.display());
+            return;
+        }
+        let mut set = Dataset::load(&root).unwrap();
+        set.retain_split(Split::Holdout);
+        set.truncate(60);
+        let opts = EvalOptions {
+            extractors: vec![ExtractorKind::Boilernet],
+            leave_one_out: false,
+            limit: None,
+            threads: 2,
+            settings: ExtractSettings::default(),
+            learn: crate::domain::LearnParams::default(),
+        };
+        let report = evaluate_set(&set, &opts);
+        let s = &report.rows[0].summary.snippets;
+        eprintln!(
+            "trafilatura-eval: {} held-out pages, snippet P {:.4} R {:.4} F1 {:.4}",
+            set.pages.len(),
+            s.precision(),
+            s.recall(),
+            s.f1()
+        );
+        assert_eq!(set.pages.len(), 60);
+        // Measured (shipped model, format 2): snippet P 0.880, R 0.923, F1 0.901.
+        assert!(s.f1() > 0.87, "snippet F1 {} under 0.87", s.f1());
     }
 }

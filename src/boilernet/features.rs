@@ -43,7 +43,7 @@ pub const DEFAULT_WORDS: usize = 1000;
 pub type SparseRow = Vec<(u32, f32)>;
 
 /// The tags on a block's root path and the block's tokens, before vocabulary lookup.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BlockTokens {
     /// Tag names from the root down, as in `dom_path`.
     pub tags: Vec<String>,
@@ -197,16 +197,38 @@ mod tests {
         assert_eq!(tokenize("Hello, World. Ça va?"), ["hello", ",", "world", ".", "ça", "va", "?"]);
         let doc = Document::parse("<body><div><p>The cat, the dog.</p></div><div>Menu</div></body>");
         let blocks = segment(&doc);
-        let toks: Vec<BlockTokens> = blocks.iter().map(BlockTokens::of).collect();
+        let stoplist = Stoplist::from_words(Some("English".into()), ["the"]);
+        let toks = page_tokens(&blocks, &stoplist);
         assert_eq!(toks[0].tags, ["html", "body", "div", "p"]);
+        // 4 whitespace words (ln 5 / 5), no links, 2 of 4 stopwords, a stoplist, a sentence, first
+        // block.
+        assert_eq!(toks[0].shape, [5f32.ln() / 5.0, 0.0, 0.5, 1.0, 1.0, 0.0]);
+        assert_eq!(toks[1].shape, [2f32.ln() / 5.0, 0.0, 0.0, 1.0, 0.0, 1.0]);
         let vocab = Vocab::build(&toks, 3, 2);
         // Tags: body, div, html each twice (ties by name), p once: p is OOV.
         assert_eq!(vocab.tags, ["body", "div", "html"]);
         assert_eq!(vocab.words, ["the", ","]);
-        assert_eq!(vocab.width(), 3 + 2 + 2);
+        assert_eq!(vocab.width(), 3 + 2 + 2 + SHAPE_FEATURES);
         let f = vocab.features(&toks[0]);
-        // OOV tag (p) 1, body/div/html 1 each, OOV words (cat, dog, .) 3, "the" 2, "," 1.
-        assert_eq!(f, vec![(0, 1.0), (1, 1.0), (2, 1.0), (3, 1.0), (4, 3.0), (5, 2.0), (6, 1.0)]);
+        // OOV tag (p) 1, body/div/html 1 each, OOV words (cat, dog, .) 3, "the" 2, "," 1,
+        // then the non-zero shape columns (words, stopwords, stoplist, sentence).
+        let s = toks[0].shape;
+        assert_eq!(
+            f,
+            vec![
+                (0, 1.0),
+                (1, 1.0),
+                (2, 1.0),
+                (3, 1.0),
+                (4, 3.0),
+                (5, 2.0),
+                (6, 1.0),
+                (7, s[0]),
+                (9, 0.5),
+                (10, 1.0),
+                (11, 1.0)
+            ]
+        );
         assert_eq!(Vocab::from_json(&vocab.to_json()), Some(vocab));
     }
 }

@@ -1,6 +1,7 @@
 //! BoilerNet (Leonhardt, Anand & Khosla 2020, "Boilerplate Removal using a Neural Sequence
 //! Labeling Model"): a page is a sequence of text blocks, each block a sparse count vector of
-//! the HTML tags on its root path and of its words; a dense layer and two bidirectional LSTM
+//! the HTML tags on its root path and of its words (plus, our extension, a few language-independent
+//! shape columns: [`features::SHAPE_FEATURES`]); a dense layer and two bidirectional LSTM
 //! layers label every block content or boilerplate. Trained and run on the CPU with the
 //! crate's own layers ([`crate::nn`]). The principal type is [`model::BoilerNet`]; the
 //! extractor `--extractor boilernet` is [`extractor::BoilerNetExtractor`], which runs the

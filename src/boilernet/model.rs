@@ -2,7 +2,7 @@
 //! `leaf_classifier.py`): the principal type is [`BoilerNet`]:
 //!
 //! ```text
-//! sparse counts (tags + words, Vocab::width) → Dense(dense) → ReLU
+//! sparse counts (tags + words) and shape columns (Vocab::width) → Dense(dense) → ReLU
 //!   → layers × BiLSTM(hidden per direction) → Dropout(p) → Dense(1) → σ   (one logit per block)
 //! ```
 //!
@@ -12,7 +12,7 @@
 //! weight 0 in the loss. Stored as a [`ModelFile`] whose header holds the vocabularies, the
 //! sizes and the provenance (command, data, seed, scores).
 
-use super::features::{BlockTokens, SparseRow, Vocab};
+use super::features::{BlockTokens, SparseRow, Vocab, FEATURE_VERSION, SHAPE_FEATURES};
 use super::BoilernetError;
 use crate::nn::io::ModelFile;
 use crate::nn::lstm::{BiLstmCache, Dropout};
@@ -221,6 +221,7 @@ impl BoilerNet {
         ModelFile {
             header: serde_json::json!({
                 "kind": "boilernet",
+                "features": FEATURE_VERSION,
                 "config": self.config,
                 "vocab": self.vocab.to_json(),
                 "provenance": self.provenance,
@@ -232,12 +233,21 @@ impl BoilerNet {
     /// Rebuild a network from its model file.
     ///
     /// # Errors
-    /// [`BoilernetError::Model`] when the header is not a BoilerNet header or a param is
-    /// missing or misshapen.
+    /// [`BoilernetError::Model`] when the header is not a BoilerNet header, its input format
+    /// (`features`) is not [`FEATURE_VERSION`] (e.g. a model written before the shape columns),
+    /// or a param is missing or misshapen.
     pub fn from_model_file(mut file: ModelFile) -> Result<BoilerNet, BoilernetError> {
         let bad = |what: &str| BoilernetError::Model(what.to_string());
         if file.header.get("kind").and_then(|k| k.as_str()) != Some("boilernet") {
             return Err(bad("header kind is not boilernet"));
+        }
+        // Files before the shape columns carry no `features` field: format 1.
+        let version = file.header.get("features").and_then(serde_json::Value::as_u64).unwrap_or(1);
+        if version != FEATURE_VERSION {
+            return Err(BoilernetError::Model(format!(
+                "input feature format {version}, this build reads format {FEATURE_VERSION} \
+                 (tag and word counts plus {SHAPE_FEATURES} shape columns): retrain with `webcorpus train boilernet`"
+            )));
         }
         let config: NetConfig = serde_json::from_value(file.header.get("config").cloned().unwrap_or_default())
             .map_err(|e| BoilernetError::Model(format!("config: {e}")))?;
@@ -303,5 +313,10 @@ mod tests {
         let mut a = net.clone();
         a.params_mut().into_iter().for_each(Param::zero_grad);
         assert_eq!(back, a);
+        // A file of the previous input format (no `features` field) is refused by name.
+        let mut old = net.to_model_file();
+        old.header.as_object_mut().unwrap().remove("features");
+        let err = BoilerNet::from_model_file(old).unwrap_err().to_string();
+        assert!(err.contains("input feature format 1"), "{err}");
     }
 }

@@ -13,7 +13,7 @@
 //! gradients are summed before the Adam step), so one step does the same arithmetic whatever
 //! the thread count.
 
-use super::features::{BlockTokens, Vocab};
+use super::features::{page_stoplist, page_tokens, BlockTokens, Vocab};
 use super::labels::{gold_labels, snippet_labels};
 use super::model::{BoilerNet, NetConfig, Sequence};
 use super::BoilernetError;
@@ -124,7 +124,7 @@ pub fn load_pages(sets: &[Dataset], limit: Option<usize>, threads: usize) -> (Ve
                 id: page.id.clone(),
                 holdout: is_holdout_site(&site),
                 site,
-                tokens: blocks.iter().map(BlockTokens::of).collect(),
+                tokens: page_tokens(&blocks, &page_stoplist(&blocks)),
                 labels,
             })
         });

@@ -23,6 +23,7 @@ pub struct Cues {
 }
 
 /// Cues counted in the text of all the page's blocks.
+#[rustfmt::skip]
 pub const PAGE_CUES: &[Cues] = &[
     Cues {
         feature: "forum_cues",
@@ -31,16 +32,19 @@ pub const PAGE_CUES: &[Cues] = &[
             "reply", "replies", "quote", "joined", "posts", "post reply", "posted by", "members", "registered",
             "thread", "threads", "topic", "topics", "views", "solved", "moderator", "original poster", "op",
             "permalink", "report post", "member", "messages", "likes", "upvote", "downvote", "votes", "answered",
-            "asked", "answers", "comments", // German.
-            "antworten", "antwort", "zitieren", "beiträge", "registriert", "mitglied", "themen", "thema",
-            "zitat", "dabei seit", // Spanish.
+            "asked", "answers", "comments",
+            // German.
+            "antworten", "antwort", "zitieren", "beiträge", "registriert", "mitglied", "themen", "thema", "zitat",
+            "dabei seit",
+            // Spanish.
             "responder", "respuesta", "respuestas", "citar", "mensajes", "registrado", "miembro", "tema",
             // French.
             "répondre", "réponse", "réponses", "citer", "inscrit", "membre", "sujet", "sujets",
             // Polish.
             "odpowiedz", "odpowiedzi", "cytuj", "posty", "dołączył", "temat", "wątek", "użytkownik",
             // Italian.
-            "rispondi", "risposte", "cita", "messaggi", "iscritto", "discussione", // Dutch.
+            "rispondi", "risposte", "cita", "messaggi", "iscritto", "discussione",
+            // Dutch.
             "reageer", "reacties", "citeer", "berichten", "lid sinds", "onderwerp",
         ],
     },
@@ -50,16 +54,20 @@ pub const PAGE_CUES: &[Cues] = &[
             // English.
             "add to cart", "add to bag", "add to basket", "buy now", "in stock", "out of stock", "free shipping",
             "shipping", "checkout", "wishlist", "quantity", "qty", "sku", "sold out", "free returns", "delivery",
-            "add to wishlist", "compare", "sale", "reviews", // German.
-            "in den warenkorb", "warenkorb", "auf lager", "lieferzeit", "versandkostenfrei", "inkl. mwst", "jetzt kaufen",
-            "merkzettel", "versand", "lieferung", // Spanish.
-            "añadir al carrito", "agregar al carrito", "carrito", "envío gratis", "comprar ahora", "en stock", "envío",
+            "add to wishlist", "compare", "sale", "reviews",
+            // German.
+            "in den warenkorb", "warenkorb", "auf lager", "lieferzeit", "versandkostenfrei", "inkl. mwst",
+            "jetzt kaufen", "merkzettel", "versand", "lieferung",
+            // Spanish.
+            "añadir al carrito", "agregar al carrito", "carrito", "envío gratis", "comprar ahora", "en stock",
+            "envío",
             // French.
             "ajouter au panier", "panier", "livraison gratuite", "livraison", "acheter", "rupture de stock",
             // Polish.
             "dodaj do koszyka", "koszyk", "darmowa dostawa", "kup teraz", "dostawa", "dostępny",
             // Italian.
-            "aggiungi al carrello", "carrello", "spedizione gratuita", "spedizione", // Dutch.
+            "aggiungi al carrello", "carrello", "spedizione gratuita", "spedizione",
+            // Dutch.
             "in winkelwagen", "winkelwagen", "gratis verzending", "op voorraad",
         ],
     },
@@ -69,17 +77,20 @@ pub const PAGE_CUES: &[Cues] = &[
             // English.
             "table of contents", "on this page", "contents", "edit this page", "see also", "parameters", "returns",
             "return value", "syntax", "example", "examples", "note", "warning", "deprecated", "arguments",
-            "previous", "next", "version", "install", "usage", "api", "reference", "tutorial",
-            "documentation", // German.
+            "previous", "next", "version", "install", "usage", "api", "reference", "tutorial", "documentation",
+            // German.
             "inhaltsverzeichnis", "auf dieser seite", "parameter", "rückgabewert", "beispiel", "siehe auch",
-            "hinweis", "dokumentation", // Spanish.
+            "hinweis", "dokumentation",
+            // Spanish.
             "tabla de contenidos", "contenido", "en esta página", "parámetros", "ejemplo", "véase también",
-            "documentación", // French.
+            "documentación",
+            // French.
             "table des matières", "sommaire", "sur cette page", "paramètres", "exemple", "voir aussi",
             // Polish.
             "spis treści", "na tej stronie", "parametry", "przykład", "zobacz też", "dokumentacja",
             // Italian.
-            "indice", "in questa pagina", "parametri", "esempio", "vedi anche", // Dutch.
+            "indice", "in questa pagina", "parametri", "esempio", "vedi anche",
+            // Dutch.
             "inhoudsopgave", "op deze pagina", "voorbeeld", "zie ook",
         ],
     },
@@ -90,16 +101,20 @@ pub const PAGE_CUES: &[Cues] = &[
             "get started", "contact us", "contact sales", "request a demo", "book a demo", "get a demo",
             "free trial", "start free", "sign up", "get a quote", "pricing", "our services", "learn more",
             "schedule a consultation", "talk to sales", "try for free", "trusted by", "case studies", "our clients",
-            "apply now", "enroll", // German.
+            "apply now", "enroll",
+            // German.
             "kontakt", "kontaktieren sie uns", "jetzt starten", "kostenlos testen", "angebot anfordern",
-            "unsere leistungen", "mehr erfahren", "jetzt anfragen", // Spanish.
+            "unsere leistungen", "mehr erfahren", "jetzt anfragen",
+            // Spanish.
             "contáctanos", "contacto", "solicitar demo", "prueba gratis", "nuestros servicios", "más información",
-            "solicitar presupuesto", // French.
+            "solicitar presupuesto",
+            // French.
             "contactez-nous", "demander une démo", "essai gratuit", "nos services", "en savoir plus", "devis",
             // Polish.
             "skontaktuj się", "wypróbuj za darmo", "nasze usługi", "dowiedz się więcej", "wycena",
             // Italian.
-            "contattaci", "prova gratis", "i nostri servizi", "scopri di più", // Dutch.
+            "contattaci", "prova gratis", "i nostri servizi", "scopri di più",
+            // Dutch.
             "neem contact op", "gratis proberen", "onze diensten", "meer informatie", "offerte",
         ],
     },
@@ -112,7 +127,8 @@ pub const PAGE_CUES: &[Cues] = &[
             "posted on", "editor", "reporter", "correspondent", "read more", "newsletter",
             // German.
             "autor", "autorin", "veröffentlicht", "aktualisiert", "lesezeit", "kommentare", "artikel teilen",
-            "redaktion", // Spanish.
+            "redaktion",
+            // Spanish.
             "publicado", "actualizado", "minutos de lectura", "lectura", "comentarios", "compartir", "redacción",
             // French.
             "auteur", "publié", "mis à jour", "min de lecture", "lecture", "commentaires", "partager", "rédaction",
@@ -127,6 +143,7 @@ pub const PAGE_CUES: &[Cues] = &[
 ];
 
 /// Cues counted in the page title.
+#[rustfmt::skip]
 pub const TITLE_CUES: &[Cues] = &[
     Cues {
         feature: "title_forum",
@@ -175,6 +192,7 @@ pub fn count_phrases(lower: &str, phrases: &[&str]) -> usize {
 }
 
 /// Currency symbols and codes (ISO 4217 for the currencies of the data's countries).
+#[rustfmt::skip]
 const CURRENCIES: &[&str] = &["$", "€", "£", "¥", "₹", "zł", "eur", "usd", "gbp", "pln", "chf", "kr", "aud", "cad"];
 
 /// Prices in `lower` (lower-case text): a currency symbol or code next to a number
@@ -200,8 +218,7 @@ pub fn count_prices(lower: &str) -> usize {
             if after.peek().is_some_and(|c| c.is_whitespace()) {
                 after.next();
             }
-            if before.next().is_some_and(|c| c.is_ascii_digit()) || after.next().is_some_and(|c| c.is_ascii_digit())
-            {
+            if before.next().is_some_and(|c| c.is_ascii_digit()) || after.next().is_some_and(|c| c.is_ascii_digit()) {
                 hits += 1;
             }
         }
@@ -211,16 +228,17 @@ pub fn count_prices(lower: &str) -> usize {
 
 /// Month names (lower case) of English (with abbreviations), German, Spanish, French, Polish
 /// (nominative and genitive), Italian and Dutch.
+#[rustfmt::skip]
 const MONTHS: &[&str] = &[
     "january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november",
     "december", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec", "januar",
     "februar", "märz", "mai", "juni", "juli", "oktober", "dezember", "jänner", "enero", "febrero", "marzo", "abril",
     "mayo", "junio", "julio", "agosto", "septiembre", "setiembre", "octubre", "noviembre", "diciembre", "janvier",
-    "février", "mars", "avril", "juin", "juillet", "août", "septembre", "octobre", "novembre", "décembre",
-    "styczeń", "luty", "marzec", "kwiecień", "maj", "czerwiec", "lipiec", "sierpień", "wrzesień", "październik",
-    "listopad", "grudzień", "stycznia", "lutego", "marca", "kwietnia", "maja", "czerwca", "lipca", "sierpnia",
-    "września", "października", "listopada", "grudnia", "gennaio", "febbraio", "aprile", "maggio", "giugno",
-    "luglio", "settembre", "ottobre", "dicembre", "januari", "februari", "maart", "mei", "augustus", "december",
+    "février", "mars", "avril", "juin", "juillet", "août", "septembre", "octobre", "novembre", "décembre", "styczeń",
+    "luty", "marzec", "kwiecień", "maj", "czerwiec", "lipiec", "sierpień", "wrzesień", "październik", "listopad",
+    "grudzień", "stycznia", "lutego", "marca", "kwietnia", "maja", "czerwca", "lipca", "sierpnia", "września",
+    "października", "listopada", "grudnia", "gennaio", "febbraio", "aprile", "maggio", "giugno", "luglio",
+    "settembre", "ottobre", "dicembre", "januari", "februari", "maart", "mei", "augustus", "december",
 ];
 
 fn is_day_or_year(word: &str) -> bool {
@@ -272,6 +290,7 @@ pub fn count_dates(lower: &str) -> usize {
 }
 
 /// Byline openers: "By Jane Doe" and its translations.
+#[rustfmt::skip]
 const BYLINE_OPENERS: &[&str] = &["by", "von", "por", "par", "przez", "di", "door", "written by", "autor:", "author:"];
 
 /// A byline block: at most 80 characters, opening with a [`BYLINE_OPENERS`] word followed by

@@ -6,15 +6,17 @@
 //! The first seven are the news-page classifier blog's (2013): text length, URL ends with
 //! '/', title length, number of newlines, imprint/privacy words in text and in title, number
 //! of upper-case letters. Counts enter as `ln(1 + count)`. The rest are ours, in groups
-//! (measured by ablation in `webcorpus train classifier --ablation`, see `models/README.md`):
-//! text shape, page shape (block count, link density, extracted share), URL shape and markup
-//! ([`MarkupSignals`]: Open Graph and schema.org types, publication date, `<article>` and
-//! form-control counts).
+//! ([`FEATURE_GROUPS`], measured by ablation in `webcorpus train classifier --ablation`, see
+//! `models/README.md`): text shape, page shape (block count, link density, extracted share),
+//! URL shape and URL words ([`UrlSignals`]), markup and structure ([`MarkupSignals`]: Open
+//! Graph and schema.org types, publication date, `<article>`, form controls, code, headings,
+//! `<time>`, author markup, headline links), title words and page cues ([`super::cues`]).
 
 use super::cues::{count_dates, count_phrases, count_prices, is_byline, PAGE_CUES, TITLE_CUES};
 use super::legal::count_legal_terms;
 pub use super::markup::MarkupSignals;
-use super::url_words::{UrlSignals, URL_WORDS};
+pub use super::url_words::UrlSignals;
+use super::url_words::URL_WORDS;
 use crate::model::{Block, Paragraph, ParagraphKind};
 
 /// Names of all candidate features, in [`PageFeatures::values`] order.
@@ -129,7 +131,15 @@ pub const FEATURE_GROUPS: &[(&str, &[&str])] = &[
     ),
     (
         "structure",
-        &["markup_listing", "markup_service", "code_share", "headings", "time_elements", "author_markup", "headline_links"],
+        &[
+            "markup_listing",
+            "markup_service",
+            "code_share",
+            "headings",
+            "time_elements",
+            "author_markup",
+            "headline_links",
+        ],
     ),
 ];
 

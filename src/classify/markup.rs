@@ -131,9 +131,8 @@ impl MarkupSignals {
         s.article_elements = doc.html.select(selector(&ARTICLE, "article")).count();
         s.form_controls = doc.html.select(selector(&FORM, "input, select, textarea, button")).count();
         for el in doc.html.select(selector(&CODE, "pre, code")) {
-            let nested = el.ancestors().any(|a| {
-                a.value().as_element().is_some_and(|e| matches!(e.name(), "pre" | "code"))
-            });
+            let nested =
+                el.ancestors().any(|a| a.value().as_element().is_some_and(|e| matches!(e.name(), "pre" | "code")));
             if !nested {
                 s.code_chars += el.text().map(|t| t.chars().filter(|c| !c.is_whitespace()).count()).sum::<usize>();
             }
@@ -149,7 +148,9 @@ impl MarkupSignals {
         s.headline_links = doc
             .html
             .select(selector(&LINK, "a[href]"))
-            .filter(|a| a.text().flat_map(str::split_whitespace).take(HEADLINE_LINK_WORDS).count() >= HEADLINE_LINK_WORDS)
+            .filter(|a| {
+                a.text().flat_map(str::split_whitespace).take(HEADLINE_LINK_WORDS).count() >= HEADLINE_LINK_WORDS
+            })
             .count();
         s
     }

@@ -27,6 +27,7 @@ pub struct UrlWords {
 /// Docs `/docs/`, `/en/latest/`, MediaWiki `/wiki/` — and their usual translations in the
 /// languages of the data (German, Spanish, French, Polish, Italian, Dutch, Portuguese);
 /// compiled for this project.
+#[rustfmt::skip]
 pub const URL_WORDS: &[UrlWords] = &[
     UrlWords {
         feature: "url_article_words",
@@ -41,16 +42,16 @@ pub const URL_WORDS: &[UrlWords] = &[
         feature: "url_forum_words",
         words: &[
             "forum", "forums", "thread", "threads", "topic", "t", "viewtopic", "showthread", "questions", "question",
-            "community", "discussion", "discussions", "discuss", "talk", "board", "boards", "bbs", "answers", "foren",
-            "foro", "foros", "watek", "temat", "discussione", "discussioni", "topico",
+            "community", "discussion", "discussions", "discuss", "talk", "board", "boards", "bbs", "answers",
+            "foren", "foro", "foros", "watek", "temat", "discussione", "discussioni", "topico",
         ],
     },
     UrlWords {
         feature: "url_docs_words",
         words: &[
-            "docs", "doc", "documentation", "api", "reference", "manual", "man", "wiki", "library", "howto", "handbook",
-            "latest", "stable", "dokumentation", "doku", "documentacion", "documentacao", "dokumentacja", "manuel",
-            "handbuch", "referenz", "developer", "developers",
+            "docs", "doc", "documentation", "api", "reference", "manual", "man", "wiki", "library", "howto",
+            "handbook", "latest", "stable", "dokumentation", "doku", "documentacion", "documentacao", "dokumentacja",
+            "manuel", "handbuch", "referenz", "developer", "developers",
         ],
     },
     UrlWords {
@@ -66,16 +67,17 @@ pub const URL_WORDS: &[UrlWords] = &[
         words: &[
             "category", "categories", "tag", "tags", "collection", "collections", "archive", "archives", "search",
             "list", "lists", "browse", "page", "section", "topics", "trending", "kategorie", "themen", "schlagwort",
-            "categoria", "categorias", "etiqueta", "categorie", "rubrique", "kategoria", "tagi", "archiwum", "q", "s",
+            "categoria", "categorias", "etiqueta", "categorie", "rubrique", "kategoria", "tagi", "archiwum", "q",
+            "s",
         ],
     },
     UrlWords {
         feature: "url_service_words",
         words: &[
-            "services", "service", "solutions", "solution", "pricing", "plans", "programs", "program", "certificates",
-            "consulting", "leistungen", "dienstleistungen", "angebot", "servicios", "soluciones", "precios",
-            "prestations", "tarifs", "uslugi", "oferta", "cennik", "servizi", "soluzioni", "diensten", "oplossingen",
-            "servicos", "solucoes",
+            "services", "service", "solutions", "solution", "pricing", "plans", "programs", "program",
+            "certificates", "consulting", "leistungen", "dienstleistungen", "angebot", "servicios", "soluciones",
+            "precios", "prestations", "tarifs", "uslugi", "oferta", "cennik", "servizi", "soluzioni", "diensten",
+            "oplossingen", "servicos", "solucoes",
         ],
     },
 ];
