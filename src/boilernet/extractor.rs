@@ -125,28 +125,21 @@ mod tests {
 #[cfg(test)]
 mod floor_tests {
     use super::*;
-    use crate::eval::dataset::{Dataset, Split};
+    use crate::eval::dataset::Split;
     use crate::eval::run::{evaluate_set, EvalOptions};
     use crate::extract::pipeline::ExtractSettings;
     use crate::extract::ExtractorKind;
-    use std::path::Path;
 
     /// The shipped model on the first 40 held-out pages (sites it never trained on) of CleanEval
     /// and modern2026-dev: block F1 of the content class against the gold alignment labels,
     /// and the word F1 `webcorpus eval` reports. Floors sit a little under what was measured.
     #[test]
     fn shipped_model_floors_on_held_out_pages() {
-        let data = std::env::var("WEBCORPUS_DATA").unwrap_or_else(|_| "../shared/data".into());
-        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(data);
-        if !root.join("cleaneval").is_dir() {
-            eprintln!("!!! SKIPPED: evaluation data not found at {}", root.display());
-            return;
-        }
         let model = shipped().unwrap();
         // (set, block F1 floor, word F1 floor). Measured (shipped model, format 2): cleaneval
         // block 0.917 / word 0.969, modern2026-dev block 0.914 / word 0.944.
         for (name, block_floor, word_floor) in [("cleaneval", 0.90, 0.955), ("modern2026-dev", 0.90, 0.93)] {
-            let mut set = Dataset::load(&root.join(name)).unwrap();
+            let Some(mut set) = crate::eval::dataset::test_set(name) else { return };
             set.retain_split(Split::Holdout);
             set.truncate(40);
             let mut blocks = crate::eval::metrics::Prf::default();
@@ -188,13 +181,7 @@ mod floor_tests {
     /// snippet F1 0.28 over the whole set). Floor a little under what was measured.
     #[test]
     fn shipped_model_floor_on_held_out_multilingual_pages() {
-        let data = std::env::var("WEBCORPUS_DATA").unwrap_or_else(|_| "../shared/data".into());
-        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(data).join("trafilatura-eval");
-        if !root.is_dir() {
-            eprintln!("!!! SKIPPED: evaluation data not found at {}", root.display());
-            return;
-        }
-        let mut set = Dataset::load(&root).unwrap();
+        let Some(mut set) = crate::eval::dataset::test_set("trafilatura-eval") else { return };
         set.retain_split(Split::Holdout);
         set.truncate(60);
         let opts = EvalOptions {

@@ -373,24 +373,13 @@ pub fn train(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::path::{Path, PathBuf};
-
-    fn data_dir() -> PathBuf {
-        let data = std::env::var("WEBCORPUS_DATA").unwrap_or_else(|_| "../shared/data".into());
-        Path::new(env!("CARGO_MANIFEST_DIR")).join(data)
-    }
 
     /// A tiny network trained for a few epochs on a dozen real CleanEval pages: the training
     /// loss falls, validation runs on the held-out sites among them, and the model survives a
     /// save/load round trip unchanged.
     #[test]
     fn a_tiny_model_learns_and_round_trips() {
-        let dir = data_dir().join("cleaneval");
-        if !dir.is_dir() {
-            eprintln!("!!! SKIPPED: evaluation data not found at {}", dir.display());
-            return;
-        }
-        let set = Dataset::load(&dir).unwrap();
+        let Some(set) = crate::eval::dataset::test_set("cleaneval") else { return };
         let (pages, stats) = load_pages(&[set], Some(16), 2);
         assert_eq!(stats[0].pages, 16);
         assert!(stats[0].labelled_blocks > 100 && stats[0].content_blocks > 20, "{stats:?}");

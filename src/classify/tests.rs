@@ -4,19 +4,9 @@
 use super::data::{is_test_site, load_pages, LabelledPage};
 use super::train::{evaluate, train, TrainOptions};
 use super::PageClassifier;
-use crate::eval::dataset::Dataset;
 use crate::extract::pipeline::ExtractSettings;
-use std::path::{Path, PathBuf};
 
-fn set(name: &str) -> Option<Dataset> {
-    let data = std::env::var("WEBCORPUS_DATA").unwrap_or_else(|_| "../shared/data".into());
-    let dir: PathBuf = Path::new(env!("CARGO_MANIFEST_DIR")).join(data).join(name);
-    if !dir.is_dir() {
-        eprintln!("!!! SKIPPED: evaluation data not found at {}", dir.display());
-        return None;
-    }
-    Some(Dataset::load(&dir).expect("the set loads"))
-}
+use crate::eval::dataset::test_set as set;
 
 /// Training runs on a handful of real pages in seconds: the loss falls, and the saved model
 /// loads back and gives the same probabilities.

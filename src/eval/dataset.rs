@@ -257,6 +257,20 @@ pub fn resolve_sets(data_dir: &Path, specs: &[PathBuf]) -> Result<Vec<PathBuf>, 
         .collect()
 }
 
+/// Test support: the shared evaluation set `name` under `WEBCORPUS_DATA` (default
+/// `../shared/data` beside the crate), or `None` after a loud message, so that only the tests
+/// that need the data are skipped when it is missing.
+#[cfg(test)]
+pub(crate) fn test_set(name: &str) -> Option<Dataset> {
+    let data = std::env::var("WEBCORPUS_DATA").unwrap_or_else(|_| "../shared/data".into());
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(data).join(name);
+    if !dir.is_dir() {
+        eprintln!("!!!!! SKIPPED: evaluation set not found at {} (set WEBCORPUS_DATA)", dir.display());
+        return None;
+    }
+    Some(Dataset::load(&dir).expect("the evaluation set loads"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -358,14 +358,13 @@ pub fn refine(doc: &Document, blocks: &[Block], votes: &[u8]) -> Vec<Label> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::eval::dataset::Dataset;
+    use crate::eval::dataset::test_set;
     use crate::eval::metrics::{shingle_counts, snippet_counts};
     use crate::extract::stadynot::{StaDyNoT, StaDyNoTParams};
     use crate::extract::stoplist::stoplist_for;
     use crate::extract::{justext, ExtractContext, Extractor, JusTextParams};
     use crate::html::segment;
     use scraper::{Html, Selector};
-    use std::path::Path;
 
     fn element(html: &str, selector: &str) -> bool {
         let doc = Html::parse_fragment(html);
@@ -424,16 +423,8 @@ mod tests {
     /// snippets.
     #[test]
     fn refine_beats_the_bare_majority_on_real_pages() {
-        let data = std::env::var("WEBCORPUS_DATA").unwrap_or_else(|_| "../shared/data".into());
-        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(data);
-        let Ok(traf) = Dataset::load(&root.join("trafilatura-eval")) else {
-            eprintln!("!!!!! SKIPPED: no trafilatura-eval data under {} (set WEBCORPUS_DATA)", root.display());
-            return;
-        };
-        let Ok(modern) = Dataset::load(&root.join("modern2026-dev")) else {
-            eprintln!("!!!!! SKIPPED: no modern2026-dev data under {} (set WEBCORPUS_DATA)", root.display());
-            return;
-        };
+        let Some(traf) = test_set("trafilatura-eval") else { return };
+        let Some(modern) = test_set("modern2026-dev") else { return };
         // (without found, with found, summed shingle recall) for the majority and for refine.
         let mut totals = [[0.0f64; 3]; 2];
         for (set, pages) in [(&traf, 60), (&modern, 40)] {
