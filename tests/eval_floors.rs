@@ -9,11 +9,9 @@
 
 mod support;
 
-use webcorpus::domain::LearnParams;
 use webcorpus::eval::dataset::Dataset;
 use webcorpus::eval::report::Scores;
 use webcorpus::eval::run::{evaluate_set, EvalOptions};
-use webcorpus::extract::pipeline::ExtractSettings;
 use webcorpus::extract::ExtractorKind;
 
 /// Pages per set (the first ones, in the set's order).
@@ -122,14 +120,7 @@ fn every_extractor_stays_above_its_floor_on_every_set() {
         if *name != "cleanportaleval" {
             set.truncate(PAGES);
         }
-        let opts = EvalOptions {
-            extractors: ExtractorKind::ALL.to_vec(),
-            leave_one_out: false,
-            limit: None,
-            threads: std::thread::available_parallelism().map_or(2, |n| n.get()),
-            settings: ExtractSettings::default(),
-            learn: LearnParams::default(),
-        };
+        let opts = EvalOptions::new(ExtractorKind::ALL.to_vec());
         let report = evaluate_set(&set, &opts);
         for row in &report.rows {
             let value = metric.of(&row.summary.scores);

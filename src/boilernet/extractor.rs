@@ -127,7 +127,6 @@ mod floor_tests {
     use super::*;
     use crate::eval::dataset::Split;
     use crate::eval::run::{evaluate_set, EvalOptions};
-    use crate::extract::pipeline::ExtractSettings;
     use crate::extract::ExtractorKind;
 
     /// The shipped model on the first 40 held-out pages (sites it never trained on) of CleanEval
@@ -158,14 +157,7 @@ mod floor_tests {
                     }
                 }
             }
-            let opts = EvalOptions {
-                extractors: vec![ExtractorKind::Boilernet],
-                leave_one_out: false,
-                limit: None,
-                threads: 2,
-                settings: ExtractSettings::default(),
-                learn: crate::domain::LearnParams::default(),
-            };
+            let opts = EvalOptions::new(vec![ExtractorKind::Boilernet]);
             let report = evaluate_set(&set, &opts);
             let word = report.rows[0].summary.word.micro().f1();
             eprintln!("{name}: {} held-out pages, block F1 {:.4}, word F1 {word:.4}", set.pages.len(), blocks.f1());
@@ -184,14 +176,7 @@ mod floor_tests {
         let Some(mut set) = crate::eval::dataset::test_set("trafilatura-eval") else { return };
         set.retain_split(Split::Holdout);
         set.truncate(60);
-        let opts = EvalOptions {
-            extractors: vec![ExtractorKind::Boilernet],
-            leave_one_out: false,
-            limit: None,
-            threads: 2,
-            settings: ExtractSettings::default(),
-            learn: crate::domain::LearnParams::default(),
-        };
+        let opts = EvalOptions::new(vec![ExtractorKind::Boilernet]);
         let report = evaluate_set(&set, &opts);
         let s = &report.rows[0].summary.snippets;
         eprintln!(

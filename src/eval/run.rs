@@ -47,6 +47,21 @@ pub struct EvalOptions {
     pub learn: LearnParams,
 }
 
+impl EvalOptions {
+    /// `extractors` with default settings and learning parameters, no leave-one-out, every
+    /// page, one worker per core.
+    pub fn new(extractors: Vec<ExtractorKind>) -> EvalOptions {
+        EvalOptions {
+            extractors,
+            leave_one_out: false,
+            limit: None,
+            threads: std::thread::available_parallelism().map_or(2, |n| n.get()),
+            settings: ExtractSettings::default(),
+            learn: LearnParams::default(),
+        }
+    }
+}
+
 /// How a row's extractor got its model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -355,12 +370,8 @@ mod tests {
         }
         let set = Dataset::load(&dir).unwrap();
         let opts = EvalOptions {
-            extractors: vec![ExtractorKind::JusText, ExtractorKind::GoldMiner],
-            leave_one_out: false,
-            limit: None,
-            threads: std::thread::available_parallelism().map_or(2, |n| n.get()),
             settings: ExtractSettings { language: Some("English".into()), ..ExtractSettings::default() },
-            learn: LearnParams::default(),
+            ..EvalOptions::new(vec![ExtractorKind::JusText, ExtractorKind::GoldMiner])
         };
         let report = evaluate_set(&set, &opts);
         assert_eq!(report.pages, 71);
