@@ -15,6 +15,21 @@ if [ ! -d "$data" ]; then
   exit 1
 fi
 cargo build --release --quiet
+# External tools (trafilatura & co.): their outputs precomputed by scripts/reference-tools.sh
+# in target/reference/<tool>/, scored here as extra rows ("--reference NAME=DIR").
+ref_dirs=()
+ref_names=()
+for meta in target/reference/*/meta.json; do
+  [ -f "$meta" ] || continue
+  dir=$(dirname "$meta")
+  version=$(sed -n 's/.*"version": *"\([^"]*\)".*/\1/p' "$meta")
+  ref_dirs+=("$dir")
+  ref_names+=("$(basename "$dir") ${version:-?} (external)")
+done
+if [ ${#ref_dirs[@]} -eq 0 ]; then
+  echo "note: no target/reference/: run scripts/reference-tools.sh (about 20 min, needs PyPI) to add" >&2
+  echo "      trafilatura, jusText, readability-lxml, boilerpy3 and resiliparse as reference rows" >&2
+fi
 mkdir -p target/eval docs
 tables=target/eval/tables.md
 : >"$tables"
@@ -28,13 +43,21 @@ for set in "$data"/*/; do
   extra=()
   # Per-site rows where every site has many pages (the per-site learning set).
   [ "$name" = cleanportaleval ] && extra+=(--per-site)
+  refs=()
+  for i in "${!ref_dirs[@]}"; do
+    if [ -d "${ref_dirs[$i]}/$name" ]; then
+      refs+=(--reference "${ref_names[$i]}=${ref_dirs[$i]}")
+    else
+      echo "note: ${ref_dirs[$i]} has no outputs for $name; rerun scripts/reference-tools.sh" >&2
+    fi
+  done
   echo "evaluating $name ..." >&2
   WEBCORPUS_DATA="$data" target/release/webcorpus eval --data "$set" --leave-one-out \
-    --json "target/eval/$name.json" "${extra[@]}" >>"$tables"
+    --json "target/eval/$name.json" "${extra[@]}" "${refs[@]}" >>"$tables"
   # The same on the held-out sites only: the learned models (boilernet, the page classifier)
   # never saw them in training, so these rows compare every extractor fairly.
   WEBCORPUS_DATA="$data" target/release/webcorpus eval --data "$set" --split holdout \
-    --json "target/eval/$name.holdout.json" | sed 's/^### \([^ ]*\) /### \1, held-out sites /' >>"$holdout"
+    --json "target/eval/$name.holdout.json" "${refs[@]}" | sed 's/^### \([^ ]*\) /### \1, held-out sites /' >>"$holdout"
 done
 secs=$(( $(date +%s) - start ))
 cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//' || echo unknown)
@@ -68,6 +91,11 @@ site's other pages only). Do not edit by hand: run the script again.
 * **pages/s, MB/s**: one-thread throughput: pages (MB of decoded HTML) divided by the summed time
   of the extractions alone (parse, segment, classify; not reading, decoding or scoring).
   Pages are spread over the worker threads, so they are timed under some contention.
+* Rows marked **(external)** are other tools, with their version, run by
+  \`scripts/reference-tools.sh\` (Python venv, pinned versions, each tool's default settings; the
+  settings per tool are in \`target/reference/<tool>/meta.json\`) and scored here by the same
+  scorer (\`webcorpus eval --reference\`). Their pages/s and MB/s are one-thread Python timings
+  of the extraction call alone (bytes in, text out), taken with the tool run alone under \`nice\`.
 * Rows marked ↳ are sites with at least \`[learn] min_sample\` pages; the other sites are pooled.
 * **boilernet** is a learned model trained on the training sites of cleaneval, cleanportaleval,
   l3s-gn1 and modern2026-dev (\`models/README.md\`): its rows in the first tables include pages

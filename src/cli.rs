@@ -255,6 +255,11 @@ pub struct EvalArgs {
     /// Worker threads (default: all cores); pages/s is per thread either way.
     #[arg(long)]
     pub threads: Option<usize>,
+    /// An external tool's precomputed outputs as one more row named NAME: DIR/<set>/<id>.txt
+    /// per page (missing = a discard), optional DIR/<set>/timing.json for pages/s
+    /// (`eval::reference`; made by scripts/reference-tools.sh). Repeatable.
+    #[arg(long, value_name = "NAME=DIR")]
+    pub reference: Vec<crate::eval::reference::Reference>,
     /// Configuration file (for [justext], [learn], [crawl] language, [eval] data_dir).
     #[arg(long, default_value = "config.toml")]
     pub config: PathBuf,

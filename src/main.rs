@@ -212,7 +212,10 @@ fn eval(args: EvalArgs) -> Result<()> {
     for dir in sets {
         let mut set = dataset::Dataset::load(&dir)?;
         set.retain_split(args.split);
-        let report = run::evaluate_set(&set, &opts);
+        let mut report = run::evaluate_set(&set, &opts);
+        for reference in &args.reference {
+            report.rows.push(webcorpus::eval::reference::evaluate_reference(&set, reference, &opts)?);
+        }
         println!("{}", report.render(args.per_site));
         reports.push(report);
     }

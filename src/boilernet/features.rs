@@ -17,7 +17,7 @@
 //! non-space character is a token of its own (so `,` and `.` count, as in the paper's input).
 
 use crate::extract::justext::stopword_density;
-use crate::extract::stoplist::{stoplist_for, Stoplist};
+use crate::extract::stoplist::{language_sample, stoplist_for, Stoplist};
 use crate::model::Block;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -75,10 +75,9 @@ impl BlockTokens {
 }
 
 /// The page's stoplist as the extraction pipeline picks it with no configured language:
-/// detected from the text of the first 200 blocks (`extract::pipeline::extract_document`).
+/// detected from [`language_sample`] (`extract::pipeline::extract_document`).
 pub fn page_stoplist(blocks: &[Block]) -> Arc<Stoplist> {
-    let sample: String = blocks.iter().take(200).map(|b| b.text.as_str()).collect::<Vec<_>>().join(" ");
-    stoplist_for(None, &sample)
+    stoplist_for(None, &language_sample(blocks))
 }
 
 /// The tokens of every block of a page, with the page's `stoplist`.

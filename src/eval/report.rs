@@ -6,6 +6,7 @@
 use crate::eval::bootstrap::bootstrap_se;
 use crate::eval::dataset::Dataset;
 use crate::eval::metrics::{Aggregate, CharsKept, Prf, ShingleMean, SnippetCounts};
+use crate::eval::reference::ReferenceInfo;
 use crate::eval::run::{PageResult, Variant};
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -50,10 +51,12 @@ pub struct Scores {
     pub snippet_f1: f64,
     /// See `snippet_precision`.
     pub snippet_accuracy: f64,
-    /// Pages per second of summed extraction time (one thread).
-    pub pages_per_s: f64,
-    /// MB (10⁶ bytes) of decoded HTML per second of summed extraction time.
-    pub mb_per_s: f64,
+    /// Pages per second of summed extraction time (one thread); `None` when no page of the
+    /// group was timed (an external tool without timings).
+    pub pages_per_s: Option<f64>,
+    /// MB (10⁶ bytes) of decoded HTML per second of summed extraction time; `None` as
+    /// `pages_per_s`.
+    pub mb_per_s: Option<f64>,
 }
 
 /// A group of pages summed: counts and [`Scores`].
@@ -87,6 +90,7 @@ impl Summary {
     /// Sum `pages`, with bootstrap standard errors of the word micro F1 and the shingle F1.
     pub fn new(pages: &[&PageResult]) -> Summary {
         let mut s = Summary { pages: pages.len(), ..Summary::default() };
+        let mut timed = false;
         for p in pages {
             s.discards += usize::from(p.error.is_some());
             s.with_model += usize::from(p.model);
@@ -105,7 +109,10 @@ impl Summary {
             if let Some(c) = p.snippets {
                 s.snippets.add(c);
             }
-            s.extract_secs += p.secs;
+            if let Some(secs) = p.secs {
+                s.extract_secs += secs;
+                timed = true;
+            }
             s.html_bytes += p.html_bytes;
         }
         let word_f1_se = bootstrap_se(pages.len(), |idx| {
@@ -119,7 +126,7 @@ impl Summary {
             m.f1()
         });
         let micro = s.word.micro();
-        let per_sec = |x: f64| if s.extract_secs > 0.0 { x / s.extract_secs } else { 0.0 };
+        let per_sec = |x: f64| timed.then(|| if s.extract_secs > 0.0 { x / s.extract_secs } else { 0.0 });
         s.scores = Scores {
             word_precision: micro.precision(),
             word_recall: micro.recall(),
@@ -155,13 +162,15 @@ pub struct SiteSummary {
     pub summary: Summary,
 }
 
-/// One extractor variant on one set.
+/// One extractor variant (or one external tool's precomputed outputs) on one set.
 #[derive(Debug, Clone, Serialize)]
 pub struct RowReport {
-    /// Row label (`goldminer`, `goldminer (loo)`).
+    /// Row label (`goldminer`, `goldminer (loo)`, or an external tool's `--reference` name).
     pub label: String,
-    /// Extractor and model protocol.
-    pub variant: Variant,
+    /// Extractor and model protocol; `None` for an external tool's row.
+    pub variant: Option<Variant>,
+    /// The external tool of a `--reference` row (name, directory, version, settings).
+    pub reference: Option<ReferenceInfo>,
     /// All pages summed.
     pub summary: Summary,
     /// Each site with at least `min_sample` pages, then the other sites pooled.
@@ -173,6 +182,22 @@ pub struct RowReport {
 impl RowReport {
     /// Sum `pages` overall and per site (sites below `min_sample` pages pooled).
     pub fn new(variant: Variant, pages: Vec<PageResult>, min_sample: usize) -> RowReport {
+        RowReport::build(variant.label(), Some(variant), None, pages, min_sample)
+    }
+
+    /// An external tool's row ([`super::reference`]): labelled with its `--reference` name,
+    /// summed as [`RowReport::new`].
+    pub fn external(info: ReferenceInfo, pages: Vec<PageResult>, min_sample: usize) -> RowReport {
+        RowReport::build(info.name.clone(), None, Some(info), pages, min_sample)
+    }
+
+    fn build(
+        label: String,
+        variant: Option<Variant>,
+        reference: Option<ReferenceInfo>,
+        pages: Vec<PageResult>,
+        min_sample: usize,
+    ) -> RowReport {
         let all: Vec<&PageResult> = pages.iter().collect();
         let summary = Summary::new(&all);
         let mut order: Vec<&str> = Vec::new();
@@ -196,7 +221,7 @@ impl RowReport {
         if !pooled.is_empty() {
             sites.push(SiteSummary { site: format!("other ({pooled_sites} sites)"), summary: Summary::new(&pooled) });
         }
-        RowReport { label: variant.label(), variant, summary, sites, pages }
+        RowReport { label, variant, reference, summary, sites, pages }
     }
 }
 
@@ -292,7 +317,11 @@ impl SetReport {
                 format!("{:.3}", c.snippet_accuracy),
             ]);
         }
-        cells.extend([s.discards.to_string(), format!("{:.0}", c.pages_per_s), format!("{:.1}", c.mb_per_s)]);
+        cells.extend([
+            s.discards.to_string(),
+            c.pages_per_s.map_or(String::new(), |x| format!("{x:.0}")),
+            c.mb_per_s.map_or(String::new(), |x| format!("{x:.1}")),
+        ]);
         let _ = writeln!(out, "| {} |", cells.join(" | "));
     }
 }
@@ -310,7 +339,7 @@ mod tests {
             site: site.into(),
             error: error.then(|| "x".into()),
             model: false,
-            secs: 0.5,
+            secs: Some(0.5),
             html_bytes: 1_000_000,
             output_words: tp,
             word: Some(Prf { tp, fp: 0, fn_ }),
@@ -331,8 +360,8 @@ mod tests {
         // Micro: tp 7, fn 5: P 1, R 7/12.
         assert!((s.scores.word_recall - 7.0 / 12.0).abs() < 1e-12);
         assert!((s.scores.gold_chars_kept - 7.0 / 12.0).abs() < 1e-12);
-        assert!((s.scores.pages_per_s - 2.0).abs() < 1e-12);
-        assert!((s.scores.mb_per_s - 2.0).abs() < 1e-12);
+        assert_eq!(s.scores.pages_per_s, Some(2.0));
+        assert_eq!(s.scores.mb_per_s, Some(2.0));
         assert!(s.scores.word_f1_se > 0.0);
         let names: Vec<&str> = row.sites.iter().map(|s| s.site.as_str()).collect();
         assert_eq!(names, vec!["a", "other (1 sites)"]);

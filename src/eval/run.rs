@@ -123,8 +123,9 @@ pub struct PageResult {
     pub error: Option<String>,
     /// True when the extractor was given a learned model.
     pub model: bool,
-    /// Seconds of extraction (parse, segment, classify).
-    pub secs: f64,
+    /// Seconds of extraction (parse, segment, classify); `None` when not measured (an
+    /// external tool's row without `timing.json`, [`super::reference`]).
+    pub secs: Option<f64>,
     /// Bytes of decoded HTML.
     pub html_bytes: usize,
     /// Whitespace-separated words of the output.
@@ -280,20 +281,34 @@ pub fn evaluate_set(set: &Dataset, opts: &EvalOptions) -> SetReport {
 
 /// A page with no output: every measure scored against the empty string.
 fn discarded(page: &GoldPage, error: String, model: bool) -> PageResult {
-    let (word, bow, chars, shingle) = score_page(page, "");
+    scored_page(page, "", Some(error), model, Some(0.0), 0)
+}
+
+/// Score `output` for `page` into a [`PageResult`]: `error` is the discard reason (the output
+/// is then normally empty), `secs` the extraction time (`None`: not measured, e.g. an external
+/// tool without timings), `html_bytes` the decoded HTML size.
+pub fn scored_page(
+    page: &GoldPage,
+    output: &str,
+    error: Option<String>,
+    model: bool,
+    secs: Option<f64>,
+    html_bytes: usize,
+) -> PageResult {
+    let (word, bow, chars, shingle) = score_page(page, output);
     PageResult {
         id: page.id.clone(),
         site: page.site_key(),
-        error: Some(error),
+        error,
         model,
-        secs: 0.0,
-        html_bytes: 0,
-        output_words: 0,
+        secs,
+        html_bytes,
+        output_words: words(output).len(),
         word,
         bow,
         chars,
         shingle,
-        snippets: page.has_snippets().then(|| snippet_counts("", &page.with, &page.without)),
+        snippets: page.has_snippets().then(|| snippet_counts(output, &page.with, &page.without)),
     }
 }
 
@@ -314,21 +329,7 @@ fn extract_and_score(
         Ok(Err(e)) => (String::new(), Some(e.to_string())),
         Err(_) => (String::new(), Some(format!("{kind} panicked"))),
     };
-    let (word, bow, chars, shingle) = score_page(page, &output);
-    PageResult {
-        id: page.id.clone(),
-        site: page.site_key(),
-        error,
-        model: model.is_some(),
-        secs,
-        html_bytes: html.len(),
-        output_words: words(&output).len(),
-        word,
-        bow,
-        chars,
-        shingle,
-        snippets: page.has_snippets().then(|| snippet_counts(&output, &page.with, &page.without)),
-    }
+    scored_page(page, &output, error, model.is_some(), Some(secs), html.len())
 }
 
 #[cfg(test)]

@@ -31,10 +31,10 @@ use crate::html::{collapse_whitespace, Document};
 use crate::model::{Block, Label};
 use ego_tree::iter::Edge;
 use ego_tree::{NodeId, NodeRef};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use scraper::node::Element;
 use scraper::Node;
 use serde::{Deserialize, Serialize};
-use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 use std::sync::OnceLock;
 use xxhash_rust::xxh3::xxh3_64;
@@ -99,9 +99,9 @@ impl StaticNoiseModel {
 /// Learn the static noise keys from a host's sample pages (§3.1).
 pub fn learn_static(docs: &[Document], params: &StaDyNoTParams) -> StaticNoiseModel {
     // Count pages per key hash, then keep the strings of the keys that pass the threshold.
-    let mut counts: HashMap<u64, usize> = HashMap::new();
+    let mut counts: HashMap<u64, usize> = HashMap::default();
     for doc in docs {
-        let mut seen: HashSet<u64> = HashSet::new();
+        let mut seen: HashSet<u64> = HashSet::default();
         for_each_key(doc, |_, key| {
             seen.insert(xxh3_64(key.as_bytes()));
         });
@@ -110,7 +110,7 @@ pub fn learn_static(docs: &[Document], params: &StaDyNoTParams) -> StaticNoiseMo
         }
     }
     let need = ((params.static_min_share * docs.len() as f64).ceil() as usize).max(1);
-    let mut keys: HashSet<String> = HashSet::new();
+    let mut keys: HashSet<String> = HashSet::default();
     if !docs.is_empty() {
         for doc in docs {
             for_each_key(doc, |_, key| {
@@ -191,7 +191,7 @@ pub fn noise_nodes(
     params: &StaDyNoTParams,
     dynamic: bool,
 ) -> HashSet<NodeId> {
-    let mut noise: HashSet<NodeId> = HashSet::new();
+    let mut noise: HashSet<NodeId> = HashSet::default();
     // 1. Static noise tags.
     if let Some(model) = model.filter(|m| !m.keys.is_empty()) {
         for_each_key(doc, |id, key| {
@@ -206,7 +206,7 @@ pub fn noise_nodes(
     }
     // 3. Non-informative tags.
     let root = doc.html.tree.root();
-    let total = text_stats(root, &HashSet::new()).total;
+    let total = text_stats(root, &HashSet::default()).total;
     for node in root.descendants() {
         let Some(el) = node.value().as_element() else {
             continue;
@@ -235,7 +235,7 @@ fn mark_dynamic(doc: &Document, params: &StaDyNoTParams, noise: &mut HashSet<Nod
         v.push(n.id());
         v
     };
-    let mut candidates: HashSet<NodeId> = HashSet::new();
+    let mut candidates: HashSet<NodeId> = HashSet::default();
     let mut prev: Option<Vec<NodeId>> = None;
     for link in links {
         let this = chain(link);
@@ -356,11 +356,13 @@ fn text_stats(node: NodeRef<'_, Node>, noise: &HashSet<NodeId>) -> TextStats {
 }
 
 /// Characters of a text node with whitespace collapsed (a boundary space counts as one).
+/// ASCII bytes are counted directly; other characters are decoded (Unicode whitespace counts
+/// as space).
 fn collapsed_chars(t: &str) -> usize {
     let mut n = 0;
     let mut space = false;
-    for c in t.chars() {
-        if c.is_whitespace() {
+    let mut visible = |is_space: bool| {
+        if is_space {
             space = true;
         } else {
             if space {
@@ -369,13 +371,27 @@ fn collapsed_chars(t: &str) -> usize {
             }
             n += 1;
         }
+    };
+    let bytes = t.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b.is_ascii() {
+            // char::is_whitespace for ASCII: tab, LF, VT, FF, CR, space.
+            visible(matches!(b, b'\t' | b'\n' | b'\x0b' | b'\x0c' | b'\r' | b' '));
+            i += 1;
+        } else {
+            let c = t[i..].chars().next().unwrap_or(' ');
+            visible(c.is_whitespace());
+            i += c.len_utf8();
+        }
     }
     n
 }
 
 /// Every node inside a noise subtree (the noise nodes included).
 fn covered_nodes(doc: &Document, noise: &HashSet<NodeId>) -> HashSet<NodeId> {
-    let mut out = HashSet::new();
+    let mut out = HashSet::default();
     let mut inside: Option<NodeId> = None;
     for edge in doc.html.tree.root().traverse() {
         match edge {
@@ -505,6 +521,26 @@ impl Extractor for StaDyNoT {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn collapsed_chars_counts_like_char_whitespace() {
+        let reference = |t: &str| {
+            let mut n = 0;
+            let mut space = false;
+            for c in t.chars() {
+                if c.is_whitespace() {
+                    space = true;
+                } else {
+                    n += usize::from(space) + 1;
+                    space = false;
+                }
+            }
+            n
+        };
+        for t in ["", "  ", "a", " a  b\t\nc ", "\u{a0}é\u{2003}ß  x\u{3000}", "x\x0by\x0cz", "日本 語\r\n"] {
+            assert_eq!(collapsed_chars(t), reference(t), "{t:?}");
+        }
+    }
     use crate::html::segment;
 
     fn page(n: usize) -> String {

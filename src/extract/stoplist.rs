@@ -8,7 +8,8 @@
 //! `whatlang` 0.16 can detect, and embedded in the binary with `include_str!`, so the program
 //! runs from any directory. Each list is parsed at most once per process ([`load_shared`]).
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::FxHashSet;
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// Why a stoplist could not be loaded.
@@ -32,7 +33,7 @@ pub struct Stoplist {
     /// Language name, as the stoplist file stem (e.g. "English"); `None` for the empty list or
     /// a custom one.
     pub language: Option<String>,
-    words: HashSet<String>,
+    words: FxHashSet<String>,
 }
 
 impl Stoplist {
@@ -181,6 +182,35 @@ static STOPLISTS: &[Entry] = stoplists![
 /// Bytes of text handed to `whatlang` at most; its trigram profile is stable well before this
 /// and detection stays linear in the sample.
 const DETECT_SAMPLE_BYTES: usize = 16 * 1024;
+
+/// Bytes of block text in a page's detection sample ([`language_sample`]).
+pub const PAGE_SAMPLE_BYTES: usize = 4 * 1024;
+/// Blocks of at least this many bytes are sentences, preferred in [`language_sample`].
+const SAMPLE_BLOCK_MIN_BYTES: usize = 40;
+
+/// The text that a page's language is detected from: its blocks of running text (at least
+/// 40 bytes) in page order, up to [`PAGE_SAMPLE_BYTES`]; when they give less than a quarter of
+/// that, every block in page order. Menus and buttons say little about the language, and
+/// `whatlang`'s cost grows with the sample.
+pub fn language_sample(blocks: &[crate::model::Block]) -> String {
+    let collect = |min_bytes: usize| {
+        let mut sample = String::with_capacity(PAGE_SAMPLE_BYTES + 256);
+        for text in blocks.iter().map(|b| b.text.as_str()).filter(|t| t.len() >= min_bytes) {
+            if sample.len() >= PAGE_SAMPLE_BYTES {
+                break;
+            }
+            sample.push_str(text);
+            sample.push(' ');
+        }
+        sample
+    };
+    let sample = collect(SAMPLE_BLOCK_MIN_BYTES);
+    if sample.len() >= PAGE_SAMPLE_BYTES / 4 {
+        sample
+    } else {
+        collect(0)
+    }
+}
 
 fn find_entry(language: &str) -> Option<&'static Entry> {
     let language = language.trim();

@@ -3,6 +3,7 @@
 
 pub mod decode;
 pub mod links;
+pub mod prune;
 pub mod segment;
 pub mod walk;
 
@@ -22,9 +23,10 @@ pub struct Document {
 }
 
 impl Document {
-    /// Parse decoded HTML text. Never fails: html5ever repairs any input.
+    /// Parse decoded HTML text, script and style bodies emptied first ([`prune::strip_raw_text`]).
+    /// Never fails: html5ever repairs any input.
     pub fn parse(text: &str) -> Document {
-        let html = Html::parse_document(text);
+        let html = Html::parse_document(&prune::strip_raw_text(text));
         static TITLE: OnceLock<Selector> = OnceLock::new();
         let sel = TITLE.get_or_init(|| Selector::parse("title").expect("valid selector"));
         let title = html
