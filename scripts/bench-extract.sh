@@ -5,8 +5,8 @@
 #   scripts/bench-extract.sh trafilatura-eval         # other sets (names under ../shared/data)
 #   EXTRACTORS=default,justext scripts/bench-extract.sh
 #
-# Time = the summed time of the extractions alone (parse, segment, label, paragraphs), as the
-# pages/s column of `webcorpus eval`; MB/s counts decoded HTML. Run it on an otherwise idle
+# Time = the summed thread CPU time of the extractions alone (parse, segment, label, paragraphs),
+# as the pages/s column of `webcorpus eval`; MB/s counts decoded HTML. Run it on an otherwise idle
 # machine: it is a benchmark, not a test.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)

@@ -88,13 +88,13 @@ site's other pages only). Do not edit by hand: run the script again.
 * **snippet P/R/F1/acc**: trafilatura style, micro over all snippets of the set.
 * **discards**: pages that gave no output for a stated reason (e.g. GoldMiner pattern not on the
   page); they are scored as empty output.
-* **pages/s, MB/s**: one-thread throughput: pages (MB of decoded HTML) divided by the summed time
-  of the extractions alone (parse, segment, classify; not reading, decoding or scoring).
-  Pages are spread over the worker threads, so they are timed under some contention.
+* **pages/s, MB/s**: one-core throughput: pages (MB of decoded HTML) divided by the summed CPU
+  time of the calling thread over the extractions alone (parse, segment, classify; not reading,
+  decoding or scoring), so the column holds on a busy machine (Linux; wall clock elsewhere).
 * Rows marked **(external)** are other tools, with their version, run by
   \`scripts/reference-tools.sh\` (Python venv, pinned versions, each tool's default settings; the
   settings per tool are in \`target/reference/<tool>/meta.json\`) and scored here by the same
-  scorer (\`webcorpus eval --reference\`). Their pages/s and MB/s are one-thread Python timings
+  scorer (\`webcorpus eval --reference\`). Their pages/s and MB/s are one-thread Python CPU timings
   of the extraction call alone (bytes in, text out), taken with the tool run alone under \`nice\`.
 * Rows marked ↳ are sites with at least \`[learn] min_sample\` pages; the other sites are pooled.
 * **boilernet** is a learned model trained on the training sites of cleaneval, cleanportaleval,
