@@ -206,13 +206,17 @@ pub fn noise_nodes(
     }
     // 3. Non-informative tags.
     let root = doc.html.tree.root();
-    let total = text_stats(root, &HashSet::default()).total;
+    // The page's text total, counted only when the page has a form.
+    let mut total: Option<usize> = None;
     for node in root.descendants() {
         let Some(el) = node.value().as_element() else {
             continue;
         };
         if NON_INFORMATIVE_TAGS.contains(&el.name()) {
-            if el.name() == "form" && text_stats(node, &noise).total * 2 > total {
+            if el.name() == "form"
+                && text_stats(node, &noise).total * 2
+                    > *total.get_or_insert_with(|| text_stats(root, &HashSet::default()).total)
+            {
                 continue;
             }
             noise.insert(node.id());

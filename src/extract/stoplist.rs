@@ -184,14 +184,16 @@ static STOPLISTS: &[Entry] = stoplists![
 const DETECT_SAMPLE_BYTES: usize = 16 * 1024;
 
 /// Bytes of block text in a page's detection sample ([`language_sample`]).
-pub const PAGE_SAMPLE_BYTES: usize = 4 * 1024;
+pub const PAGE_SAMPLE_BYTES: usize = 2 * 1024;
 /// Blocks of at least this many bytes are sentences, preferred in [`language_sample`].
 const SAMPLE_BLOCK_MIN_BYTES: usize = 40;
 
 /// The text that a page's language is detected from: its blocks of running text (at least
 /// 40 bytes) in page order, up to [`PAGE_SAMPLE_BYTES`]; when they give less than a quarter of
 /// that, every block in page order. Menus and buttons say little about the language, and
-/// `whatlang`'s cost grows with the sample.
+/// `whatlang`'s cost grows with the sample. On the 2,970 pages of the shared sets, against the
+/// first 16 KiB of page text: 68 pages more get a reliable language, 23 fewer, 1 another (a
+/// Bulgarian page once taken for English); word F1 is unchanged on every set.
 pub fn language_sample(blocks: &[crate::model::Block]) -> String {
     let collect = |min_bytes: usize| {
         let mut sample = String::with_capacity(PAGE_SAMPLE_BYTES + 256);
