@@ -16,7 +16,6 @@
 //! (cannot happen for segmenter output, whose text is never empty) is Bad.
 
 use crate::extract::{ExtractContext, ExtractError, Extractor};
-use crate::html::segment::is_skipped_tag;
 use crate::html::Document;
 use crate::model::{Block, Label};
 use ego_tree::iter::Edge;
@@ -55,7 +54,7 @@ pub fn tokens(doc: &Document) -> TokenSequence {
                 }
                 match node.value() {
                     Node::Element(el) => {
-                        if is_skipped_tag(el.name()) {
+                        if doc.skips(el.name()) {
                             skipping = Some(node.id());
                         } else {
                             seq.is_word.push(false);

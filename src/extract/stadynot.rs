@@ -25,7 +25,6 @@
 //!   the whole body in one form).
 
 use crate::extract::{ExtractContext, ExtractError, Extractor};
-use crate::html::segment::is_skipped_tag;
 use crate::html::walk::{pruned_edges, VOID_TAGS};
 use crate::html::{collapse_whitespace, Document};
 use crate::model::{Block, Label};
@@ -127,7 +126,7 @@ pub fn learn_static(docs: &[Document], params: &StaDyNoTParams) -> StaticNoiseMo
 fn for_each_key(doc: &Document, mut f: impl FnMut(NodeId, &str)) {
     // One text buffer per open element; a closing element's text is appended to its parent's.
     let mut stack: Vec<String> = vec![String::new()];
-    let dropped = |name: &str| is_skipped_tag(name) || NON_INFORMATIVE_TAGS.contains(&name);
+    let dropped = |name: &str| doc.skips(name) || non_informative(doc, name);
     let prune = |n: NodeRef<'_, Node>| n.value().as_element().is_some_and(|el| dropped(el.name()));
     for edge in pruned_edges(doc.html.tree.root(), prune) {
         match edge {
@@ -182,6 +181,12 @@ fn static_key(el: &Element, text: &str) -> String {
     key
 }
 
+/// True for a [`NON_INFORMATIVE_TAGS`] element, except `noscript` on a page whose text is there
+/// ([`Document::noscript_content`]).
+fn non_informative(doc: &Document, name: &str) -> bool {
+    NON_INFORMATIVE_TAGS.contains(&name) && !(doc.noscript_content && name == "noscript")
+}
+
 /// The noise nodes of a page: static noise (when `model` is given), dynamic noise (when
 /// `dynamic`), and the non-informative tags of the post-processing step (§3.1–3.3). Each
 /// returned node is noise with its whole subtree.
@@ -212,10 +217,10 @@ pub fn noise_nodes(
         let Some(el) = node.value().as_element() else {
             continue;
         };
-        if NON_INFORMATIVE_TAGS.contains(&el.name()) {
+        if non_informative(doc, el.name()) {
             if el.name() == "form"
-                && text_stats(node, &noise).total * 2
-                    > *total.get_or_insert_with(|| text_stats(root, &HashSet::default()).total)
+                && text_stats(doc, node, &noise).total * 2
+                    > *total.get_or_insert_with(|| text_stats(doc, root, &HashSet::default()).total)
             {
                 continue;
             }
@@ -272,7 +277,7 @@ fn mark_dynamic(doc: &Document, params: &StaDyNoTParams, noise: &mut HashSet<Nod
                     continue;
                 }
                 while let Some((open, stats)) = stack.pop() {
-                    let stats = judge_candidate(open, stats, &candidates, params, noise);
+                    let stats = judge_candidate(doc, open, stats, &candidates, params, noise);
                     if let Some((_, parent)) = stack.last_mut() {
                         if !noise.contains(&open.id()) {
                             parent.total += stats.total;
@@ -292,6 +297,7 @@ fn mark_dynamic(doc: &Document, params: &StaDyNoTParams, noise: &mut HashSet<Nod
 /// under a skipped tag; all of it as link text under `<a>`), marking it noise when it is a
 /// candidate that fails α or β (§3.2).
 fn judge_candidate(
+    doc: &Document,
     node: NodeRef<'_, Node>,
     mut s: TextStats,
     candidates: &HashSet<NodeId>,
@@ -299,7 +305,7 @@ fn judge_candidate(
     noise: &mut HashSet<NodeId>,
 ) -> TextStats {
     let Some(el) = node.value().as_element() else { return s };
-    if is_skipped_tag(el.name()) {
+    if doc.skips(el.name()) {
         s = TextStats { total: 0, link: 0 };
     } else if el.name() == "a" {
         s.link = s.total;
@@ -327,12 +333,11 @@ struct TextStats {
 
 /// Text characters under `node` (whitespace collapsed per text node), not counting subtrees
 /// in `noise` or skipped by the segmenter.
-fn text_stats(node: NodeRef<'_, Node>, noise: &HashSet<NodeId>) -> TextStats {
+fn text_stats(doc: &Document, node: NodeRef<'_, Node>, noise: &HashSet<NodeId>) -> TextStats {
     let mut s = TextStats { total: 0, link: 0 };
     let mut links = 0usize;
     let pruned = |n: NodeRef<'_, Node>| {
-        (n.id() != node.id() && noise.contains(&n.id()))
-            || n.value().as_element().is_some_and(|e| is_skipped_tag(e.name()))
+        (n.id() != node.id() && noise.contains(&n.id())) || n.value().as_element().is_some_and(|e| doc.skips(e.name()))
     };
     for edge in pruned_edges(node, pruned) {
         match edge {

@@ -10,6 +10,9 @@ pub mod walk;
 pub use decode::{decode_html, Decoded};
 pub use segment::segment;
 
+use html5ever::driver::{parse_document, ParseOpts};
+use html5ever::tendril::TendrilSink;
+use html5ever::tree_builder::TreeBuilderOpts;
 use scraper::{Html, Selector};
 use std::sync::OnceLock;
 
@@ -20,13 +23,37 @@ pub struct Document {
     pub html: Html,
     /// The `<title>` text, whitespace collapsed, if present and non-empty.
     pub title: Option<String>,
+    /// True when the page's text is in `<noscript>` and it was parsed with scripting off (see
+    /// [`Document::parse`]): segmentation then reads `<noscript>` content.
+    pub noscript_content: bool,
 }
 
+/// A page with fewer visible characters than this outside `<noscript>` is parsed again with
+/// scripting off when that gives more ([`Document::parse`]). Ours: about 50 words, less than
+/// any page of running text; a "please enable JavaScript" shell has fewer.
+pub const NOSCRIPT_FALLBACK_CHARS: usize = 300;
+
 impl Document {
-    /// Parse decoded HTML text, script and style bodies emptied first ([`prune::strip_raw_text`]).
-    /// Never fails: html5ever repairs any input.
+    /// Parse decoded HTML text, script, style and SVG bodies emptied first
+    /// ([`prune::strip_raw_text`]). Never fails: html5ever repairs any input.
+    ///
+    /// Parsed as browsers do, with scripting on: `<noscript>` content is raw text, left out.
+    /// Some server-rendered pages (Discourse forums) put all their text there, for clients that
+    /// run no scripts, as a crawler is; when the page has fewer than [`NOSCRIPT_FALLBACK_CHARS`]
+    /// visible characters and contains `<noscript>`, it is parsed again with scripting off
+    /// (WHATWG HTML §13.2.4, "scripting flag"), where `<noscript>` content is markup, and that
+    /// tree is kept when its `<noscript>` elements add text ([`Document::noscript_content`]).
     pub fn parse(text: &str) -> Document {
-        let html = Html::parse_document(&prune::strip_raw_text(text));
+        let text = prune::strip_raw_text(text);
+        let mut html = parse_html(&text, true);
+        let mut noscript_content = false;
+        if contains_noscript(&text) && visible_chars(&html, false, NOSCRIPT_FALLBACK_CHARS) < NOSCRIPT_FALLBACK_CHARS {
+            let without_scripting = parse_html(&text, false);
+            if visible_chars(&without_scripting, true, usize::MAX) > visible_chars(&html, false, usize::MAX) {
+                html = without_scripting;
+                noscript_content = true;
+            }
+        }
         static TITLE: OnceLock<Selector> = OnceLock::new();
         let sel = TITLE.get_or_init(|| Selector::parse("title").expect("valid selector"));
         let title = html
@@ -34,8 +61,47 @@ impl Document {
             .next()
             .map(|t| collapse_whitespace(&t.text().collect::<String>()))
             .filter(|t| !t.is_empty());
-        Document { html, title }
+        Document { html, title, noscript_content }
     }
+
+    /// True when segmentation leaves out the subtree of an element named `name`: the
+    /// segmenter's [`segment::SKIPPED_TAGS`], except `noscript` on a page parsed for its
+    /// `<noscript>` content.
+    pub fn skips(&self, name: &str) -> bool {
+        segment::is_skipped_tag(name) && !(self.noscript_content && name == "noscript")
+    }
+}
+
+fn parse_html(text: &str, scripting_enabled: bool) -> Html {
+    let opts =
+        ParseOpts { tree_builder: TreeBuilderOpts { scripting_enabled, ..Default::default() }, ..Default::default() };
+    parse_document(Html::new_document(), opts).one(text)
+}
+
+fn contains_noscript(text: &str) -> bool {
+    text.as_bytes().windows(9).any(|w| w[0] == b'<' && w[1..].eq_ignore_ascii_case(b"noscript"))
+}
+
+/// Non-whitespace characters of the text the segmenter reads (outside skipped elements;
+/// inside `<noscript>` when `noscript`), counting stops at `limit`.
+fn visible_chars(html: &Html, noscript: bool, limit: usize) -> usize {
+    let skipped = |n: ego_tree::NodeRef<'_, scraper::Node>| {
+        n.value()
+            .as_element()
+            .is_some_and(|e| segment::is_skipped_tag(e.name()) && !(noscript && e.name() == "noscript"))
+    };
+    let mut chars = 0;
+    for edge in walk::pruned_edges(html.tree.root(), skipped) {
+        if let ego_tree::iter::Edge::Open(n) = edge {
+            if let Some(t) = n.value().as_text() {
+                chars += t.chars().filter(|c| !c.is_whitespace()).count();
+                if chars >= limit {
+                    break;
+                }
+            }
+        }
+    }
+    chars
 }
 
 /// Collapse runs of Unicode whitespace to one space and trim.
@@ -48,4 +114,45 @@ pub fn collapse_whitespace(s: &str) -> String {
         out.push_str(w);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(doc: &Document) -> Vec<String> {
+        segment(doc).into_iter().map(|b| b.text).collect()
+    }
+
+    #[test]
+    fn noscript_content_is_read_only_when_the_page_has_no_other_text() {
+        let post = "A forum post with enough words to be the main text of this page, ".repeat(8);
+        let shell = format!(
+            "<html><body><div id=app></div><noscript><div class=post><p>{post}</p></div></noscript></body></html>"
+        );
+        let doc = Document::parse(&shell);
+        assert!(doc.noscript_content);
+        assert_eq!(texts(&doc), vec![post.trim().to_string()]);
+        let article =
+            format!("<html><body><p>{post}</p><noscript><p>Please enable JavaScript.</p></noscript></body></html>");
+        let doc = Document::parse(&article);
+        assert!(!doc.noscript_content);
+        assert_eq!(texts(&doc), vec![post.trim().to_string()]);
+    }
+
+    /// Discourse forum pages (modern2026-dev) put every post in `<noscript>`.
+    #[test]
+    fn a_discourse_page_yields_its_posts() {
+        let Some(set) = crate::eval::dataset::test_set("modern2026-dev") else { return };
+        let page = set.pages.iter().find(|p| p.id == "0506").expect("page 0506");
+        let doc = Document::parse(&set.read_html(page).expect("page reads"));
+        assert!(doc.noscript_content);
+        let text = texts(&doc).join(" ");
+        let gold = page.text.as_deref().unwrap_or_default();
+        // Six words from the middle of the gold's longest line.
+        let line = gold.lines().max_by_key(|l| l.len()).unwrap_or_default();
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let some_words = words[words.len() / 2..].iter().take(6).copied().collect::<Vec<_>>().join(" ");
+        assert!(some_words.len() > 10 && text.contains(&some_words), "{some_words:?} not in the blocks");
+    }
 }

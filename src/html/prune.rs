@@ -339,7 +339,7 @@ mod tests {
             let mut checked = 0;
             for page in pages {
                 let html = set.read_html(page).expect("page reads");
-                let raw = Document { html: scraper::Html::parse_document(&html), title: None };
+                let raw = Document { html: scraper::Html::parse_document(&html), title: None, noscript_content: false };
                 assert_eq!(texts(&Document::parse(&html)), texts(&raw), "{name} {}", page.id);
                 checked += 1;
             }

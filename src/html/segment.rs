@@ -81,7 +81,8 @@ pub fn is_skipped_tag(name: &str) -> bool {
 }
 
 /// Split a document into blocks in document order. Blocks with no visible text are dropped,
-/// so every returned block has a non-empty `text`.
+/// so every returned block has a non-empty `text`. Subtrees of [`SKIPPED_TAGS`] are left out
+/// ([`Document::skips`]: `noscript` is read on a page whose text is all there).
 pub fn segment(doc: &Document) -> Vec<Block> {
     segment_skipping(doc, &|_| false)
 }
@@ -91,14 +92,14 @@ pub fn segment(doc: &Document) -> Vec<Block> {
 pub fn segment_skipping(doc: &Document, skip: &dyn Fn(NodeId) -> bool) -> Vec<Block> {
     let mut maker = BlockMaker::default();
     let prune = |node: ego_tree::NodeRef<'_, Node>| {
-        node.value().as_element().is_some_and(|el| is_skipped_tag(el.name())) || skip(node.id())
+        node.value().as_element().is_some_and(|el| doc.skips(el.name())) || skip(node.id())
     };
     let mut pruned: Option<NodeId> = None;
     for edge in pruned_edges(doc.html.tree.root(), prune) {
         match edge {
             Edge::Open(node) => match node.value() {
                 Node::Element(el) => {
-                    if is_skipped_tag(el.name()) || skip(node.id()) {
+                    if doc.skips(el.name()) || skip(node.id()) {
                         pruned = Some(node.id());
                     } else {
                         maker.open(el.name(), node.id());

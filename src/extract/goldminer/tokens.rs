@@ -2,7 +2,6 @@
 //! and text markers in which begin/end patterns are learned and matched (Endrédy & Novák 2013,
 //! §III.B: "GoldMiner stores html patterns preceding and following green paragraphs").
 
-use crate::html::segment::is_skipped_tag;
 use crate::html::walk::{pruned_edges, VOID_TAGS};
 use crate::html::Document;
 use crate::model::Block;
@@ -46,7 +45,7 @@ impl TokenStream {
     pub fn new(doc: &Document) -> TokenStream {
         let mut ts = TokenStream::default();
         // A skipped element (script, style, ...) gives its start and end tags only.
-        let prune = |n: ego_tree::NodeRef<'_, Node>| n.value().as_element().is_some_and(|el| is_skipped_tag(el.name()));
+        let prune = |n: ego_tree::NodeRef<'_, Node>| n.value().as_element().is_some_and(|el| doc.skips(el.name()));
         for edge in pruned_edges(doc.html.tree.root(), prune) {
             match edge {
                 Edge::Open(node) => match node.value() {
