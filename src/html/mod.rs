@@ -47,7 +47,7 @@ impl Document {
         let text = prune::strip_raw_text(text);
         let mut html = parse_html(&text, true);
         let mut noscript_content = false;
-        if contains_noscript(&text) && visible_chars(&html, false, NOSCRIPT_FALLBACK_CHARS) < NOSCRIPT_FALLBACK_CHARS {
+        if visible_chars(&html, false, NOSCRIPT_FALLBACK_CHARS) < NOSCRIPT_FALLBACK_CHARS && contains_noscript(&text) {
             let without_scripting = parse_html(&text, false);
             if visible_chars(&without_scripting, true, usize::MAX) > visible_chars(&html, false, usize::MAX) {
                 html = without_scripting;
