@@ -3,18 +3,23 @@
 //! refined by the markup's own hints. It runs after the vote of jusText, Boilerpipe and
 //! StaDyNoT in `pipeline::default_labels` and before the GoldMiner stretch and static noise.
 //!
-//! Three rules, all read from the page itself (no per-site rules):
+//! Four rules, all read from the page itself (no per-site rules):
 //!
 //! 1. **Boilerplate subtrees.** An element that the page marks as navigation, footer, sidebar,
 //!    caption, byline, sharing, cookie, comment-section or advertising box
 //!    ([`is_boilerplate_element`]: HTML5 `nav`/`footer`/`aside`/`figcaption`, ARIA landmark
-//!    roles, class/id words) drops every block inside it, unless it holds half or more of
-//!    the voted text (a wrapper such as `<div class="has-sidebar">` around the whole page).
-//!    These are the element names, roles and class hints that readability (Mozilla's
-//!    `unlikelyCandidates`) and trafilatura (`OVERALL_DISCARD_XPATH`) discard.
+//!    roles, class/id words) drops every block inside it, unless its class words are
+//!    outweighed by a content mark (readability's `okMaybeItsACandidate`: `<article class="full-content
+//!    enable-pin-share">`) or it holds half or more of the voted text (a wrapper such as
+//!    `<div class="has-sidebar">` around the whole page). These are the element names, roles
+//!    and class hints that readability (Mozilla's `unlikelyCandidates`) and trafilatura
+//!    (`OVERALL_DISCARD_XPATH`) discard.
 //! 2. **Content root.** The deepest element holding at least [`ROOT_SHARE`] of the voted
 //!    words is the content root (readability's "top candidate", here scored by the vote
-//!    rather than by comma counts); voted blocks outside it are dropped.
+//!    rather than by comma counts); it then climbs to its parent while at least
+//!    [`CLIMB_VOTED_SHARE`] of the words the parent adds are voted (readability appends the
+//!    top candidate's well-scored siblings: an article body split over sibling `div`s stays
+//!    whole). Voted blocks outside the root are dropped.
 //! 3. **Lenient inside marked content.** Inside the root, under an element the page marks as
 //!    content ([`is_content_element`]: `article`, `main`, `role=main`, `itemprop=articleBody`,
 //!    class/id words such as `entry-content`, `post-body`, `markdown-body`) that holds at
@@ -22,6 +27,11 @@
 //!    with link density below [`MAX_LENIENT_LINK_DENSITY`]: short paragraphs, list items and
 //!    code blocks that the majority missed come back (trafilatura's BODY_XPATH idea: once the
 //!    article body is known, keep what is in it).
+//! 4. **No headings after the text.** Kept headings after the last kept non-heading block of
+//!    at least [`TAIL_TEXT_WORDS`] words are dropped ("Related posts", "Share this",
+//!    "Comments": trafilatura drops trailing headings, `NOT_AT_THE_END`).
+//!
+//! All passes are linear in the blocks and the elements on their paths.
 //!
 //! Measured (`webcorpus eval`, docs/EVALUATION.md): see `pipeline::default_labels`.
 
@@ -42,6 +52,14 @@ pub const WRAPPER_SHARE: f64 = 0.5;
 pub const CONTENT_SHARE: f64 = 0.5;
 /// Rule 3 keeps single-vote blocks only below this link density (Boilerpipe §4.2 feature).
 pub const MAX_LENIENT_LINK_DENSITY: f64 = 0.5;
+/// Rule 2: the root climbs to its parent while at least this share of the words the parent
+/// adds (its other children) is voted: an article body split over sibling `div`s is joined
+/// again, as readability appends the top candidate's siblings whose score passes a share of
+/// the candidate's.
+pub const CLIMB_VOTED_SHARE: f64 = 0.7;
+/// Rule 4: a kept heading after the last kept non-heading block of at least this many words
+/// is dropped (it heads a box of links, "Related posts", "Share this", not article text).
+pub const TAIL_TEXT_WORDS: usize = 20;
 
 /// HTML5 elements that hold page furniture, not main text.
 const BOILERPLATE_TAGS: &[&str] = &["nav", "footer", "aside", "figcaption"];
@@ -136,41 +154,44 @@ fn is_boilerplate_word(w: &str) -> bool {
     BOILERPLATE_WORDS.contains(&w)
 }
 
-/// True when the page marks `el` as page furniture: a [`BOILERPLATE_TAGS`] element, a
-/// [`BOILERPLATE_ROLES`] role, or a class/id whose first word (or last word, in a name of at
-/// most three words) is a [`BOILERPLATE_WORDS`] word.
+/// True when the page marks `el` as page furniture and not also as main content: a
+/// [`BOILERPLATE_TAGS`] element, a [`BOILERPLATE_ROLES`] role, or a class/id whose first word
+/// (or last word, in a name of at most three words) is a [`BOILERPLATE_WORDS`] word. Class
+/// words do not count when [`is_content_element`] holds (readability's
+/// `okMaybeItsACandidate`: an `<article class="full-content enable-pin-share">` is the
+/// article, not a sharing box); tags and roles always count.
 pub fn is_boilerplate_element(el: &Element) -> bool {
-    if BOILERPLATE_TAGS.contains(&el.name()) {
-        return true;
-    }
-    if el.attr("role").is_some_and(|r| BOILERPLATE_ROLES.contains(&r.trim().to_ascii_lowercase().as_str())) {
-        return true;
-    }
-    class_words(el).iter().any(|words| {
-        let first = words.first().is_some_and(|w| is_boilerplate_word(w));
-        let last = words.len() <= 3 && words.last().is_some_and(|w| is_boilerplate_word(w));
-        first || last
-    })
+    element_hints(el).0
 }
 
 /// True when the page marks `el` as main content: `article`, `main`, `role=main`, a
 /// [`CONTENT_ITEMPROPS`] `itemprop`, or a class/id whose first or last word is a
 /// [`CONTENT_WORDS`] word and none a boilerplate word (`entry-content`, not `content-sidebar`).
 pub fn is_content_element(el: &Element) -> bool {
-    if matches!(el.name(), "article" | "main") {
-        return true;
-    }
-    if el.attr("role").is_some_and(|r| r.trim().eq_ignore_ascii_case("main")) {
-        return true;
-    }
-    if el.attr("itemprop").is_some_and(|p| CONTENT_ITEMPROPS.contains(&p.trim().to_ascii_lowercase().as_str())) {
-        return true;
-    }
-    class_words(el).iter().any(|words| {
-        let hinted = words.first().is_some_and(|w| CONTENT_WORDS.contains(&w.as_str()))
-            || words.last().is_some_and(|w| CONTENT_WORDS.contains(&w.as_str()));
-        hinted && !words.iter().any(|w| is_boilerplate_word(w))
-    })
+    element_hints(el).1
+}
+
+/// `(boilerplate, content)` of `el` (see [`is_boilerplate_element`], [`is_content_element`]),
+/// reading the class and id words once.
+fn element_hints(el: &Element) -> (bool, bool) {
+    let words = class_words(el);
+    let content = matches!(el.name(), "article" | "main")
+        || el.attr("role").is_some_and(|r| r.trim().eq_ignore_ascii_case("main"))
+        || el.attr("itemprop").is_some_and(|p| CONTENT_ITEMPROPS.contains(&p.trim().to_ascii_lowercase().as_str()))
+        || words.iter().any(|words| {
+            let hinted = words.first().is_some_and(|w| CONTENT_WORDS.contains(&w.as_str()))
+                || words.last().is_some_and(|w| CONTENT_WORDS.contains(&w.as_str()));
+            hinted && !words.iter().any(|w| is_boilerplate_word(w))
+        });
+    let tagged = BOILERPLATE_TAGS.contains(&el.name())
+        || el.attr("role").is_some_and(|r| BOILERPLATE_ROLES.contains(&r.trim().to_ascii_lowercase().as_str()));
+    let classed = !content
+        && words.iter().any(|words| {
+            let first = words.first().is_some_and(|w| is_boilerplate_word(w));
+            let last = words.len() <= 3 && words.last().is_some_and(|w| is_boilerplate_word(w));
+            first || last
+        });
+    (tagged || classed, content)
 }
 
 /// One element on the path from the document root to some block.
@@ -237,15 +258,9 @@ impl ContentRoot {
             }
             let mut parent = known;
             for &(id, el) in fresh.iter().rev() {
+                let (boilerplate, content) = el.map_or((false, false), element_hints);
                 let depth = parent.map_or(0, |p| nodes[p].depth + 1);
-                nodes.push(NodeInfo {
-                    parent,
-                    voted_words: 0,
-                    words: 0,
-                    depth,
-                    boilerplate: el.is_some_and(is_boilerplate_element),
-                    content: el.is_some_and(is_content_element),
-                });
+                nodes.push(NodeInfo { parent, voted_words: 0, words: 0, depth, boilerplate, content });
                 index.insert(id, nodes.len() - 1);
                 parent = Some(nodes.len() - 1);
             }
@@ -283,6 +298,18 @@ impl ContentRoot {
                     .map(|(i, _)| i)
             })
             .flatten();
+        // Climb while the parent adds mostly voted words (module doc, rule 2).
+        let mut root = root;
+        while let Some(r) = root {
+            let Some(p) = nodes[r].parent else { break };
+            let extra_voted = nodes[p].voted_words.saturating_sub(nodes[r].voted_words) as f64;
+            let extra_words = nodes[p].words.saturating_sub(nodes[r].words) as f64;
+            if extra_voted >= CLIMB_VOTED_SHARE * extra_words {
+                root = Some(p);
+            } else {
+                break;
+            }
+        }
         let mut in_root = vec![root.is_none(); nodes.len()];
         let mut in_content = vec![false; nodes.len()];
         for (i, info) in nodes.iter().enumerate() {
@@ -330,7 +357,7 @@ fn sum_up(nodes: &mut [NodeInfo]) {
 }
 
 /// The default pipeline's labels from the three extractors' labels (`votes[i]` = how many of
-/// jusText, Boilerpipe and StaDyNoT keep block `i`, 0–3): the majority (≥ 2), then rules 1–3
+/// jusText, Boilerpipe and StaDyNoT keep block `i`, 0–3): the majority (≥ 2), then rules 1–4
 /// of the module doc.
 pub fn refine(doc: &Document, blocks: &[Block], votes: &[u8]) -> Vec<Label> {
     let voted: Vec<bool> = votes.iter().map(|&v| v >= 2).collect();
@@ -338,7 +365,7 @@ pub fn refine(doc: &Document, blocks: &[Block], votes: &[u8]) -> Vec<Label> {
     if root.voted_words == 0 {
         return vec![Label::Bad; blocks.len()];
     }
-    blocks
+    let mut labels: Vec<Label> = blocks
         .iter()
         .enumerate()
         .map(|(i, block)| {
@@ -352,7 +379,25 @@ pub fn refine(doc: &Document, blocks: &[Block], votes: &[u8]) -> Vec<Label> {
                 Label::Bad
             }
         })
-        .collect()
+        .collect();
+    drop_tail_headings(blocks, &mut labels);
+    labels
+}
+
+/// Rule 4: drop the kept headings after the last kept non-heading block of at least
+/// [`TAIL_TEXT_WORDS`] words. trafilatura drops trailing headings of its output
+/// (`NOT_AT_THE_END`); past the article's last paragraph a heading introduces related posts,
+/// sharing or comment boxes even when short link lines follow it.
+fn drop_tail_headings(blocks: &[Block], labels: &mut [Label]) {
+    let last_text =
+        blocks.iter().zip(labels.iter()).rposition(|(b, l)| l.is_good() && !b.heading && b.words >= TAIL_TEXT_WORDS);
+    if let Some(last) = last_text {
+        for (block, label) in blocks.iter().zip(labels.iter_mut()).skip(last + 1) {
+            if block.heading {
+                *label = Label::Bad;
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -360,9 +405,10 @@ mod tests {
     use super::*;
     use crate::eval::dataset::test_set;
     use crate::eval::metrics::{shingle_counts, snippet_counts};
+    use crate::extract::pipeline::{extract_html, ExtractSettings};
     use crate::extract::stadynot::{StaDyNoT, StaDyNoTParams};
     use crate::extract::stoplist::stoplist_for;
-    use crate::extract::{justext, ExtractContext, Extractor, JusTextParams};
+    use crate::extract::{justext, ExtractContext, Extractor, ExtractorKind, JusTextParams};
     use crate::html::segment;
     use scraper::{Html, Selector};
 
@@ -403,19 +449,98 @@ mod tests {
             "<body><nav><p>{para} nav</p></nav><div class=wrap><article class=post>\
              <div class=entry-content><p>{para} one</p><p>short note</p><p>{para} two</p>\
              <div class=share-box><p>{para} share</p></div></div></article>\
-             <div class=other><p>Voted words outside</p></div></div></body>"
+             <div class=other><p>Voted words outside</p><p>{para} unvoted</p></div></div></body>"
         );
         let doc = Document::parse(&html);
         let blocks = segment(&doc);
         let texts: Vec<&str> = blocks.iter().map(|b| b.text.as_str()).collect();
-        assert_eq!(texts.len(), 6, "{texts:?}");
-        // Votes: the nav by none, "short note" by one extractor, the rest by two or three.
-        let votes = [0, 3, 1, 3, 2, 2];
+        assert_eq!(texts.len(), 7, "{texts:?}");
+        // Votes: the nav by none, "short note" by one extractor, the last block by none, the
+        // rest by two or three.
+        let votes = [0, 3, 1, 3, 2, 2, 0];
         let labels = refine(&doc, &blocks, &votes);
         let kept: Vec<&str> = texts.iter().zip(&labels).filter(|(_, l)| l.is_good()).map(|(t, _)| *t).collect();
         // The entry content holds 48 of the 51 voted words, so it is the root and "Voted
-        // words outside" goes; the share box inside it is boilerplate; "short note" comes back.
+        // words outside" goes (the root does not climb: the wrapper adds more unvoted words than
+        // voted ones); the share box inside it is boilerplate; "short note" comes back.
         assert_eq!(kept, [format!("{para} one").as_str(), "short note", format!("{para} two").as_str()]);
+    }
+
+    #[test]
+    fn a_content_class_spares_an_element_from_the_boilerplate_words() {
+        // "enable-pin-share" ends in a boilerplate word, "full-content" marks the article.
+        assert!(!element("<article class='full-content enable-pin-share'>x</article>", "article"));
+        assert!(!element("<div class='entry-content post-share'>x</div>", "div"));
+        assert!(element("<div class='enable-pin-share'>x</div>", "div"));
+        assert!(element("<nav class='main'>x</nav>", "nav"));
+    }
+
+    #[test]
+    fn the_root_climbs_over_a_body_split_into_sibling_divs() {
+        let para = "This is a long paragraph of real article text that says something about the topic";
+        let html = format!(
+            "<body><div class=page><div class=chunk><p>{para} a</p><p>{para} b</p><p>{para} c</p>\
+             <p>{para} d</p><p>{para} e</p></div><div class=chunk><p>{para} f</p></div></div>\
+             <div class=teasers><p>Voted words far away</p><p>{para} unvoted</p></div></body>"
+        );
+        let doc = Document::parse(&html);
+        let blocks = segment(&doc);
+        assert_eq!(blocks.len(), 8);
+        let votes = [3, 3, 3, 3, 3, 3, 2, 0];
+        let labels = refine(&doc, &blocks, &votes);
+        let kept: Vec<bool> = labels.iter().map(|l| l.is_good()).collect();
+        // The first chunk holds 5/6 of the page's voted words (above ROOT_SHARE): without the
+        // climb, "f" in the second chunk would go. `div.page` adds only voted words, so the
+        // root climbs to it; `body` adds the teaser box, mostly unvoted, so it stops there.
+        assert_eq!(kept, [true, true, true, true, true, true, false, false], "{labels:?}");
+    }
+
+    #[test]
+    fn headings_after_the_last_paragraph_are_dropped() {
+        let para = "This is a long paragraph of real article text that says something about the topic \
+                    of the page in more than twenty words";
+        let html = format!(
+            "<body><article><h2>Title of the story</h2><p>{para} one</p><h3>A middle heading</h3>\
+             <p>{para} two</p><h3>Related posts</h3><p>Short teaser link</p></article></body>"
+        );
+        let doc = Document::parse(&html);
+        let blocks = segment(&doc);
+        assert_eq!(blocks.len(), 6);
+        let labels = refine(&doc, &blocks, &[3, 3, 3, 3, 3, 2]);
+        let kept: Vec<bool> = labels.iter().map(|l| l.is_good()).collect();
+        assert_eq!(kept, [true, true, true, true, false, true]);
+    }
+
+    /// Pages of trafilatura-eval that each rule fixes, through the public extraction API:
+    /// the article of franziska-elea.de sits in an `article` whose classes end in "share"
+    /// (it came out empty), spektrum.de splits its body over sibling `div`s (the first
+    /// section was cut), surfguard.wordpress.com ends with a "Ähnliche Beiträge" heading.
+    #[test]
+    fn real_pages_fixed_by_the_rules() {
+        let Some(set) = test_set("trafilatura-eval") else { return };
+        let settings = ExtractSettings::default();
+        let cases: [(&str, &[&str], &[&str]); 3] = [
+            ("franziska-elea.de.vuitton", &["Zuerst dachte ich, ich könnte das", "x Franzi"], &[]),
+            (
+                "spektrum.de.coronavirus",
+                &["In Baden-Württemberg und NRW", "Viele Menschen haben nur eine leichte"],
+                &[],
+            ),
+            ("surfguard.wordpress.com.medien", &["Eine neue Platte von Wilco also"], &["Ähnliche Beiträge"]),
+        ];
+        for (id, with, without) in cases {
+            let page = set.pages.iter().find(|p| p.id == id).expect("page in the set");
+            let html = set.read_html(page).expect("readable page");
+            let out = extract_html(&html, ExtractorKind::Default, None, &settings).expect("extraction");
+            let text: String = out.paragraphs.iter().map(|p| p.text.as_str()).collect::<Vec<_>>().join(" ");
+            let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+            for s in with {
+                assert!(text.contains(s), "{id}: {s:?} missing");
+            }
+            for s in without {
+                assert!(!text.contains(s), "{id}: {s:?} kept");
+            }
+        }
     }
 
     /// On real pages, the rules must drop `without` snippets that the bare majority keeps
