@@ -142,8 +142,8 @@ pub fn extract_document(
 /// On the shared sets (`webcorpus eval`, 2026-11) this raised modern2026-dev shingle F1 from
 /// 0.734 to 0.772, trafilatura-eval snippet F1 from 0.866 to 0.894, CleanPortalEval word F1
 /// from 0.950 to 0.973 and L3S-GN1 from 0.895 to 0.920; CleanEval 0.944 (was 0.946). The
-/// content root's climbing, content-over-class-word and trailing-heading rules then gave
-/// trafilatura-eval 0.891 → 0.906, modern2026-dev 0.781 → 0.783, CleanEval 0.944 → 0.947,
+/// content root's climbing, content-over-class-word and article-tail rules then gave
+/// trafilatura-eval 0.891 → 0.909, modern2026-dev 0.781 → 0.784, CleanEval 0.944 → 0.947,
 /// L3S-GN1 0.920 → 0.924 (CleanPortalEval unchanged, no set lower on held-out sites either).
 fn default_labels(
     doc: &Document,

@@ -1,0 +1,54 @@
+//! The article's tail (rules 4 and 5 of [`super::refine`]): after the last kept paragraph of
+//! running text, trailing headings and short lines cut off by boilerplate are dropped.
+
+use super::{DETACHED_TAIL_WORDS, TAIL_TEXT_WORDS};
+use crate::model::{Block, Label, ParagraphKind};
+
+/// Rule 5: past the article's end (the last kept non-heading block of at least
+/// [`TAIL_TEXT_WORDS`] words), once a dropped block has come, kept blocks of at most
+/// [`DETACHED_TAIL_WORDS`] words are dropped unless they sit in a list or table
+/// ([`in_list_or_table`]). jusText's context-sensitive pass (Pomikálek 2011, §3.2) gives a
+/// short block the class of its nearest long neighbours, and a missing neighbour counts as
+/// bad: a short block cut off from the text by boilerplate has only bad context ("Themen",
+/// "Kontakt:", "Mehr zum Thema", "Keine Kommentare"). List items and table cells are spared:
+/// past the last paragraph they are fact boxes and specification tables as often as link
+/// lists, and the link-heavy ones are already gone. Run after rule 4, so a dropped trailing
+/// heading is a gap.
+pub(super) fn drop_detached_tail(blocks: &[Block], labels: &mut [Label]) {
+    let Some(last) = last_text_block(blocks, labels) else { return };
+    let mut gap = false;
+    for (block, label) in blocks.iter().zip(labels.iter_mut()).skip(last + 1) {
+        if !label.is_good() {
+            gap = true;
+        } else if gap && block.words <= DETACHED_TAIL_WORDS && !in_list_or_table(block) {
+            *label = Label::Bad;
+        }
+    }
+}
+
+/// True when `block` is inside a list item (`li`, `dd`, `dt`) or table cell (`td`, `th`),
+/// read from its tag path.
+fn in_list_or_table(block: &Block) -> bool {
+    block.kind == ParagraphKind::ListItem
+        || block.dom_path.split('.').any(|tag| matches!(tag, "li" | "dd" | "dt" | "td" | "th"))
+}
+
+/// Index of the last kept non-heading block of at least [`TAIL_TEXT_WORDS`] words (the end
+/// of the article's text for rules 4 and 5).
+fn last_text_block(blocks: &[Block], labels: &[Label]) -> Option<usize> {
+    blocks.iter().zip(labels).rposition(|(b, l)| l.is_good() && !b.heading && b.words >= TAIL_TEXT_WORDS)
+}
+
+/// Rule 4: drop the kept headings after the last kept non-heading block of at least
+/// [`TAIL_TEXT_WORDS`] words. trafilatura drops trailing headings of its output
+/// (`NOT_AT_THE_END`); past the article's last paragraph a heading introduces related posts,
+/// sharing or comment boxes even when short link lines follow it.
+pub(super) fn drop_tail_headings(blocks: &[Block], labels: &mut [Label]) {
+    if let Some(last) = last_text_block(blocks, labels) {
+        for (block, label) in blocks.iter().zip(labels.iter_mut()).skip(last + 1) {
+            if block.heading {
+                *label = Label::Bad;
+            }
+        }
+    }
+}
