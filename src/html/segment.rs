@@ -122,10 +122,10 @@ pub fn segment_skipping(doc: &Document, skip: &dyn Fn(NodeId) -> bool) -> Vec<Bl
 }
 
 #[derive(Default)]
-struct BlockMaker {
+struct BlockMaker<'a> {
     blocks: Vec<Block>,
     /// Open elements: (tag name, node id, is block-level).
-    stack: Vec<(String, NodeId, bool)>,
+    stack: Vec<(&'a str, NodeId, bool)>,
     raw: String,
     text_nodes: Vec<NodeId>,
     link_chars: usize,
@@ -135,8 +135,8 @@ struct BlockMaker {
     start: Option<(NodeId, String, ParagraphKind, bool)>,
 }
 
-impl BlockMaker {
-    fn open(&mut self, name: &str, id: NodeId) {
+impl<'a> BlockMaker<'a> {
+    fn open(&mut self, name: &'a str, id: NodeId) {
         let block = is_block_tag(name);
         if name == "br" {
             self.br_run += 1;
@@ -146,7 +146,7 @@ impl BlockMaker {
                 self.raw.push(' ');
             }
             // `br` is a void element: it is closed by the traversal right away.
-            self.stack.push((name.to_string(), id, false));
+            self.stack.push((name, id, false));
             return;
         }
         self.br_run = 0;
@@ -156,11 +156,11 @@ impl BlockMaker {
         if name == "a" {
             self.links_open += 1;
         }
-        self.stack.push((name.to_string(), id, block));
+        self.stack.push((name, id, block));
     }
 
     fn close(&mut self, name: &str) {
-        if let Some(pos) = self.stack.iter().rposition(|(n, _, _)| n == name) {
+        if let Some(pos) = self.stack.iter().rposition(|(n, _, _)| *n == name) {
             let (_, _, block) = self.stack[pos];
             self.stack.truncate(pos);
             if name == "a" {
@@ -187,7 +187,10 @@ impl BlockMaker {
             self.start = Some(self.context());
         }
         if self.links_open > 0 {
-            self.link_chars += collapse_whitespace(text).chars().count();
+            // `collapse_whitespace(text).chars().count()` without building the string.
+            let (chars, words): (usize, usize) =
+                text.split_whitespace().fold((0, 0), |(chars, words), w| (chars + w.chars().count(), words + 1));
+            self.link_chars += chars + words.saturating_sub(1);
         }
         self.raw.push_str(text);
         self.text_nodes.push(id);
@@ -202,9 +205,9 @@ impl BlockMaker {
             .or(self.stack.last())
             .map(|(_, id, _)| *id)
             .expect("text nodes sit inside the html element");
-        let dom_path = self.stack.iter().map(|(n, _, _)| n.as_str()).collect::<Vec<_>>().join(".");
-        let heading = self.stack.iter().any(|(n, _, _)| matches!(n.as_str(), "h1" | "h2" | "h3" | "h4" | "h5" | "h6"));
-        let list = self.stack.iter().any(|(n, _, _)| matches!(n.as_str(), "li" | "dd" | "dt"));
+        let dom_path = self.stack.iter().map(|(n, _, _)| *n).collect::<Vec<_>>().join(".");
+        let heading = self.stack.iter().any(|(n, _, _)| matches!(*n, "h1" | "h2" | "h3" | "h4" | "h5" | "h6"));
+        let list = self.stack.iter().any(|(n, _, _)| matches!(*n, "li" | "dd" | "dt"));
         let kind = if heading {
             ParagraphKind::Heading
         } else if list {
