@@ -42,7 +42,7 @@ const FLOORS: &[SetFloors] = &[
         "cleaneval",
         Metric::Word,
         &[
-            ("default", 0.92),
+            ("default", 0.93),
             ("justext", 0.90),
             ("goldminer", 0.90),
             ("stadynot", 0.93),
@@ -56,7 +56,7 @@ const FLOORS: &[SetFloors] = &[
         "cleanportaleval",
         Metric::Word,
         &[
-            ("default", 0.96),
+            ("default", 0.975),
             ("justext", 0.86),
             ("goldminer", 0.98),
             ("stadynot", 0.88),
@@ -70,7 +70,7 @@ const FLOORS: &[SetFloors] = &[
         "l3s-gn1",
         Metric::Word,
         &[
-            ("default", 0.92),
+            ("default", 0.93),
             ("justext", 0.87),
             ("goldminer", 0.87),
             ("stadynot", 0.87),
@@ -84,7 +84,7 @@ const FLOORS: &[SetFloors] = &[
         "modern2026-dev",
         Metric::Shingle,
         &[
-            ("default", 0.91),
+            ("default", 0.92),
             ("justext", 0.81),
             ("goldminer", 0.81),
             ("stadynot", 0.87),
@@ -98,7 +98,7 @@ const FLOORS: &[SetFloors] = &[
         "trafilatura-eval",
         Metric::Snippet,
         &[
-            ("default", 0.87),
+            ("default", 0.885),
             ("justext", 0.84),
             ("goldminer", 0.84),
             ("stadynot", 0.76),
