@@ -10,7 +10,7 @@
 use crate::domain::DomainModel;
 use crate::extract::content_root;
 use crate::extract::goldminer::{self, GoldMiner};
-use crate::extract::justext::{self, JusText, JusTextParams};
+use crate::extract::justext::{JusText, JusTextParams};
 use crate::extract::stadynot::{self, StaDyNoT, StaDyNoTParams};
 use crate::extract::stoplist::{language_sample, stoplist_for};
 use crate::extract::tree_filter::TreeFilterParams;
@@ -122,9 +122,10 @@ pub fn extract_document(
 /// the learned stretch, minus static noise.
 ///
 /// 1. jusText (Pomikálek 2011); inside a learned GoldMiner stretch (Endrédy & Novák 2013,
-///    §III.A) leniently: a block whose context-free class is Good or NearGood stays, because
-///    the stretch already says the context is the article (jusText's context rule would drop
-///    near-good paragraphs between a "related stories" box and a "continue reading" link);
+///    §III.A) GoldMiner's lenient jusText ([`goldminer::stretch_labels`]): a block whose
+///    context-free class is Good or NearGood stays, because the stretch already says the
+///    context is the article (jusText's context rule would drop near-good paragraphs between a
+///    "related stories" box and a "continue reading" link), minus the host's repeated text;
 /// 2. Boilerpipe ArticleExtractor (Kohlschütter et al. 2010);
 /// 3. StaDyNoT (Barua et al. 2014) with the host's static keys, dynamic noise otherwise;
 /// 4. the votes go to [`content_root::refine`]: a block is kept when at least two of the three
@@ -134,8 +135,8 @@ pub fn extract_document(
 ///    `entry-content`, ...) one vote suffices for a block with link density below 0.5;
 /// 5. blocks outside the GoldMiner stretch are dropped (a page matching none of the host's
 ///    templates is not discarded, as GoldMiner does, but voted on whole); inside it, a block
-///    that GoldMiner keeps ([`goldminer::stretch_labels`]: lenient jusText minus the host's
-///    repeated paragraphs) is kept even without the vote, and StaDyNoT static noise is dropped.
+///    that GoldMiner keeps (step 1) is kept even without the vote, and StaDyNoT static noise
+///    is dropped.
 ///    (CleanPortalEval word F1 0.973 → 0.981, leave-one-out 0.980; the sets without site
 ///    models are unchanged.)
 ///
@@ -151,25 +152,16 @@ fn default_labels(
     ctx: &ExtractContext<'_>,
     params: &StaDyNoTParams,
 ) -> Result<Vec<Label>, ExtractError> {
-    let stretch = match ctx.model.and_then(|m| m.goldminer.as_ref()).map(|g| goldminer::stretch(doc, blocks, g)) {
-        Some(Ok(range)) => Some(range),
+    let gold_miner = ctx.model.and_then(|m| m.goldminer.as_ref());
+    let stretch = match gold_miner.map(|g| goldminer::stretch(doc, blocks, g)) {
+        Some(Ok(range)) => gold_miner.map(|g| (range, g)),
         Some(Err(ExtractError::PatternNotFound { .. })) | None => None,
         Some(Err(e)) => return Err(e),
     };
-    // jusText, lenient inside a learned stretch.
+    // jusText; inside a learned stretch GoldMiner's lenient jusText (its labels are also kept
+    // without the vote, step 5).
     let justext_labels = match &stretch {
-        Some(range) => {
-            let inner = &blocks[range.clone()];
-            let final_labels = justext::classify(inner, ctx.stoplist, ctx.justext);
-            let context_free = justext::classify_context_free(inner, ctx.stoplist, ctx.justext);
-            let mut labels = vec![Label::Bad; blocks.len()];
-            for ((label, fin), cf) in labels[range.clone()].iter_mut().zip(final_labels).zip(context_free) {
-                if fin.is_good() || matches!(cf, Label::Good | Label::NearGood) {
-                    *label = Label::Good;
-                }
-            }
-            labels
-        }
+        Some((range, model)) => goldminer::stretch_labels(blocks, range.clone(), model, ctx),
         None => JusText.classify(doc, blocks, ctx)?,
     };
     let boilerpipe_labels = crate::extract::boilerpipe::article_labels(doc, blocks);
@@ -180,9 +172,8 @@ fn default_labels(
         })
         .collect();
     let mut labels = content_root::refine(doc, blocks, &votes);
-    if let (Some(range), Some(model)) = (&stretch, ctx.model.and_then(|m| m.goldminer.as_ref())) {
-        let stretch_labels = goldminer::stretch_labels(blocks, range.clone(), model, ctx);
-        for ((i, label), gold_miner) in labels.iter_mut().enumerate().zip(stretch_labels) {
+    if let Some((range, _)) = &stretch {
+        for ((i, label), gold_miner) in labels.iter_mut().enumerate().zip(&justext_labels) {
             if !range.contains(&i) {
                 *label = Label::Bad;
             } else if gold_miner.is_good() {
