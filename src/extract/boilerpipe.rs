@@ -172,7 +172,7 @@ impl TextBlock {
                 .text_nodes
                 .iter()
                 .filter_map(|&id| doc.html.tree.get(id))
-                .filter(|n| n.ancestors().any(|a| a.value().as_element().is_some_and(|e| e.name() == "a")))
+                .filter(|n| n.ancestors().any(|a| a.value().as_element().is_some_and(crate::html::is_link)))
                 .filter_map(|n| match n.value() {
                     Node::Text(t) => Some(count_words(t)),
                     _ => None,

@@ -235,7 +235,7 @@ fn mark_dynamic(doc: &Document, params: &StaDyNoTParams, noise: &mut HashSet<Nod
     let root = doc.html.tree.root();
     let links: Vec<NodeRef<'_, Node>> = root
         .descendants()
-        .filter(|n| n.value().as_element().is_some_and(|e| e.name() == "a" && e.attr("href").is_some()))
+        .filter(|n| n.value().as_element().is_some_and(|e| e.attr("href").is_some() && crate::html::is_link(e)))
         .filter(|n| !covered(*n, noise))
         .collect();
     let chain = |n: NodeRef<'_, Node>| -> Vec<NodeId> {
@@ -307,7 +307,7 @@ fn judge_candidate(
     let Some(el) = node.value().as_element() else { return s };
     if doc.skips(el.name()) {
         s = TextStats { total: 0, link: 0 };
-    } else if el.name() == "a" {
+    } else if crate::html::is_link(el) {
         s.link = s.total;
     }
     if candidates.contains(&node.id()) && !matches!(el.name(), "p" | "body" | "html") && !covered(node, noise) {
@@ -344,7 +344,7 @@ fn text_stats(doc: &Document, node: NodeRef<'_, Node>, noise: &HashSet<NodeId>) 
             Edge::Open(n) if pruned(n) => {}
             Edge::Close(n) if pruned(n) => {}
             Edge::Open(n) => match n.value() {
-                Node::Element(el) if el.name() == "a" => links += 1,
+                Node::Element(el) if crate::html::is_link(el) => links += 1,
                 Node::Text(t) => {
                     let c = collapsed_chars(t);
                     s.total += c;
@@ -355,7 +355,7 @@ fn text_stats(doc: &Document, node: NodeRef<'_, Node>, noise: &HashSet<NodeId>) 
                 _ => {}
             },
             Edge::Close(n) => {
-                if n.value().as_element().is_some_and(|e| e.name() == "a") {
+                if n.value().as_element().is_some_and(crate::html::is_link) {
                     links = links.saturating_sub(1);
                 }
             }

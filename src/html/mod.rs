@@ -105,6 +105,16 @@ fn visible_chars(html: &Html, noscript: bool, limit: usize) -> usize {
 }
 
 /// Collapse runs of Unicode whitespace to one space and trim.
+/// True when `el` counts as a link for link density: an `a` element that is not a named
+/// anchor. `<a name="top">` without `href` (HTML 4's link target, WHATWG HTML §4.5.1: an `a`
+/// without `href` is a placeholder) is often left unclosed and then reopened by the parser
+/// around every later block, which would make the whole page link text. An `a` without `href`
+/// but also without `name` stays a link: scripts make those clickable.
+/// Used by the segmenter, Boilerpipe (Kohlschütter et al. 2010, §4.2) and StaDyNoT.
+pub fn is_link(el: &scraper::node::Element) -> bool {
+    el.name() == "a" && (el.attr("href").is_some() || el.attr("name").is_none())
+}
+
 pub fn collapse_whitespace(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for w in s.split_whitespace() {

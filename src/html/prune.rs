@@ -19,7 +19,9 @@
 //! `noframes`, `noscript`) are copied through to their end tag, so a `<script>` inside them
 //! is text, as it is for the parser. An `<svg>` is emptied only when it is a closed drawing of
 //! SVG elements (nested ones counted): an unclosed one ends at the next HTML tag, which only
-//! the parser knows. `<plaintext>` ends the scan.
+//! the parser knows. `<plaintext>` ends the scan. An unclosed `<title>` (truncated or broken
+//! pages: 7 of the L3S-GN1 news pages) would make the rest of the page its text, so that
+//! html5ever sees an empty body; it is closed at its first line break or tag instead.
 
 use std::borrow::Cow;
 
@@ -27,7 +29,8 @@ use std::borrow::Cow;
 const COPIED_RAW_TEXT: &[&str] = &["title", "textarea", "xmp", "iframe", "noembed", "noframes", "noscript"];
 
 /// `html` with the bodies of `<script>` (except JSON scripts), `<style>` and `<svg>` elements removed;
-/// the tags themselves stay. Borrowed when nothing was removed. Never fails: malformed markup
+/// the tags themselves stay; an unclosed `<title>` is closed at its first line break or tag.
+/// Borrowed when nothing was changed. Never fails: malformed markup
 /// is copied as it is and left to the parser.
 pub fn strip_raw_text(html: &str) -> Cow<'_, str> {
     let bytes = html.as_bytes();
@@ -68,7 +71,21 @@ pub fn strip_raw_text(html: &str) -> Cow<'_, str> {
                         }
                     }
                 } else {
-                    end_tag(html, tag_end, name).unwrap_or(html.len())
+                    match end_tag(html, tag_end, name) {
+                        Some(close) => close,
+                        None if name.eq_ignore_ascii_case("title") => {
+                            // An unclosed title would swallow the whole page as its text:
+                            // end it with its first line.
+                            let close = html[tag_end..].find(['<', '\n', '\r']).map_or(html.len(), |i| tag_end + i);
+                            let buf = out.get_or_insert_with(|| String::with_capacity(html.len()));
+                            buf.push_str(&html[copied..close]);
+                            buf.push_str("</title>");
+                            copied = close;
+                            pos = close;
+                            continue;
+                        }
+                        None => html.len(),
+                    }
                 };
                 let body = &html[tag_end..close];
                 if strip && name.eq_ignore_ascii_case("script") && body.contains("<!--") {
@@ -275,6 +292,22 @@ mod tests {
         let html = "<div><svg><use href='#i'/></div><p>after</p><svg><path/></svg>";
         assert_eq!(strip_raw_text(html), "<div><svg><use href='#i'/></div><p>after</p><svg></svg>");
         let html = "<a href=x><svg><path/></a><p>after</p></svg>";
+        assert_eq!(strip_raw_text(html), html);
+    }
+
+    #[test]
+    fn an_unclosed_title_ends_with_its_first_line() {
+        let html = "<html><head><title>News (The Times)js();\n}\n</script></head><body><p>Text</p></body>";
+        let pruned = strip_raw_text(html);
+        assert_eq!(
+            pruned,
+            "<html><head><title>News (The Times)js();</title>\n}\n</script></head><body><p>Text</p></body>"
+        );
+        let doc = crate::html::Document::parse(html);
+        assert_eq!(doc.title.as_deref(), Some("News (The Times)js();"));
+        assert!(crate::html::segment(&doc).iter().any(|b| b.text == "Text"));
+        // A closed title is left alone, line breaks and all.
+        let html = "<title>A\nB</title><p>x</p>";
         assert_eq!(strip_raw_text(html), html);
     }
 

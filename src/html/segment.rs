@@ -102,7 +102,7 @@ pub fn segment_skipping(doc: &Document, skip: &dyn Fn(NodeId) -> bool) -> Vec<Bl
                     if doc.skips(el.name()) || skip(node.id()) {
                         pruned = Some(node.id());
                     } else {
-                        maker.open(el.name(), node.id());
+                        maker.open(el.name(), node.id(), super::is_link(el));
                     }
                 }
                 Node::Text(t) => maker.text(t, node.id()),
@@ -124,8 +124,8 @@ pub fn segment_skipping(doc: &Document, skip: &dyn Fn(NodeId) -> bool) -> Vec<Bl
 #[derive(Default)]
 struct BlockMaker<'a> {
     blocks: Vec<Block>,
-    /// Open elements: (tag name, node id, is block-level).
-    stack: Vec<(&'a str, NodeId, bool)>,
+    /// Open elements: (tag name, node id, is block-level, is a hyperlink).
+    stack: Vec<(&'a str, NodeId, bool, bool)>,
     raw: String,
     text_nodes: Vec<NodeId>,
     link_chars: usize,
@@ -136,7 +136,7 @@ struct BlockMaker<'a> {
 }
 
 impl<'a> BlockMaker<'a> {
-    fn open(&mut self, name: &'a str, id: NodeId) {
+    fn open(&mut self, name: &'a str, id: NodeId, link: bool) {
         let block = is_block_tag(name);
         if name == "br" {
             self.br_run += 1;
@@ -146,24 +146,24 @@ impl<'a> BlockMaker<'a> {
                 self.raw.push(' ');
             }
             // `br` is a void element: it is closed by the traversal right away.
-            self.stack.push((name, id, false));
+            self.stack.push((name, id, false, false));
             return;
         }
         self.br_run = 0;
         if block {
             self.flush();
         }
-        if name == "a" {
+        if link {
             self.links_open += 1;
         }
-        self.stack.push((name, id, block));
+        self.stack.push((name, id, block, link));
     }
 
     fn close(&mut self, name: &str) {
-        if let Some(pos) = self.stack.iter().rposition(|(n, _, _)| *n == name) {
-            let (_, _, block) = self.stack[pos];
+        if let Some(pos) = self.stack.iter().rposition(|(n, _, _, _)| *n == name) {
+            let (_, _, block, link) = self.stack[pos];
             self.stack.truncate(pos);
-            if name == "a" {
+            if link {
                 self.links_open = self.links_open.saturating_sub(1);
             }
             if block {
@@ -201,13 +201,13 @@ impl<'a> BlockMaker<'a> {
             .stack
             .iter()
             .rev()
-            .find(|(_, _, block)| *block)
+            .find(|(_, _, block, _)| *block)
             .or(self.stack.last())
-            .map(|(_, id, _)| *id)
+            .map(|(_, id, _, _)| *id)
             .expect("text nodes sit inside the html element");
-        let dom_path = self.stack.iter().map(|(n, _, _)| *n).collect::<Vec<_>>().join(".");
-        let heading = self.stack.iter().any(|(n, _, _)| matches!(*n, "h1" | "h2" | "h3" | "h4" | "h5" | "h6"));
-        let list = self.stack.iter().any(|(n, _, _)| matches!(*n, "li" | "dd" | "dt"));
+        let dom_path = self.stack.iter().map(|(n, _, _, _)| *n).collect::<Vec<_>>().join(".");
+        let heading = self.stack.iter().any(|(n, _, _, _)| matches!(*n, "h1" | "h2" | "h3" | "h4" | "h5" | "h6"));
+        let list = self.stack.iter().any(|(n, _, _, _)| matches!(*n, "li" | "dd" | "dt"));
         let kind = if heading {
             ParagraphKind::Heading
         } else if list {
@@ -265,6 +265,19 @@ mod tests {
         assert_eq!(b[1].link_chars, 4);
         assert_eq!(b[1].dom_path, "html.body.div.p");
         assert_eq!(b[3].kind, ParagraphKind::ListItem);
+    }
+
+    #[test]
+    fn a_named_anchor_is_not_a_link() {
+        // The unclosed `<a name>` is reopened by the parser around the paragraph.
+        let b = blocks(
+            "<body><a name=top><h1>Title</h1><p>Some text <a href=x>here</a></p><p><a onclick=f()>More</a></p></body>",
+        );
+        let texts: Vec<&str> = b.iter().map(|b| b.text.as_str()).collect();
+        assert_eq!(texts, ["Title", "Some text here", "More"]);
+        assert_eq!(b[0].link_chars, 0);
+        assert_eq!(b[1].link_chars, "here".len());
+        assert_eq!(b[2].link_chars, "More".len());
     }
 
     #[test]

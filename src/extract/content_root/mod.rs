@@ -3,7 +3,7 @@
 //! refined by the markup's own hints. It runs after the vote of jusText, Boilerpipe and
 //! StaDyNoT in `pipeline::default_labels` and before the GoldMiner stretch and static noise.
 //!
-//! Five rules, all read from the page itself (no per-site rules):
+//! Six rules, all read from the page itself (no per-site rules):
 //!
 //! 1. **Boilerplate subtrees.** An element that the page marks as navigation, footer, sidebar,
 //!    caption, byline, sharing, cookie, comment-section or advertising box
@@ -13,7 +13,11 @@
 //!    enable-pin-share">`) or it holds half or more of the voted text (a wrapper such as
 //!    `<div class="has-sidebar">` around the whole page). These are the element names, roles
 //!    and class hints that readability (Mozilla's `unlikelyCandidates`) and trafilatura
-//!    (`OVERALL_DISCARD_XPATH`) discard.
+//!    (`OVERALL_DISCARD_XPATH`) discard. Comment sections and comments ([`COMMENT_WORDS`]) are
+//!    boilerplate when at least [`COMMENT_ARTICLE_WORDS`] voted words lie outside them (an
+//!    article with its comments: trafilatura keeps comments apart from the main text); a page
+//!    whose voted text is all comments is a thread, and they stay. A BEM modifier
+//!    (`Section--Ads`) is not a class word.
 //! 2. **Content root.** The deepest element holding at least [`ROOT_SHARE`] of the voted
 //!    words is the content root (readability's "top candidate", here scored by the vote
 //!    rather than by comma counts); it then climbs to its parent while at least
@@ -35,6 +39,11 @@
 //!    list items or table cells ("Themen", "Kontakt:", "Mehr zum Thema" past a dropped share
 //!    box: jusText's context-sensitive pass, Pomikálek 2011 §3.2, gives a short block the
 //!    class of its long neighbours, and here the text lies behind boilerplate).
+//! 6. **Marked content when the vote keeps nothing.** A page whose majority keeps no block
+//!    (short posts: too little text for jusText and StaDyNoT) keeps the text blocks of its
+//!    deepest content-marked element with most of the marked text
+//!    ([`ContentRoot::marked_content_fallback`]; trafilatura's `BODY_XPATH` first,
+//!    readability's `article` candidates).
 //!
 //! All passes are linear in the blocks and the elements on their paths.
 //!
@@ -99,7 +108,6 @@ const BOILERPLATE_WORDS: &[&str] = &[
     "breadcrumbs",
     "byline",
     "caption",
-    "comments",
     "consent",
     "cookie",
     "cookies",
@@ -134,6 +142,13 @@ const BOILERPLATE_WORDS: &[&str] = &[
     "tags",
     "toolbar",
 ];
+/// Class/id words of comment sections and single comments (rule 1: boilerplate only when the
+/// page has an article outside them).
+const COMMENT_WORDS: &[&str] = &["comment", "comments"];
+/// Rule 1: comment elements are boilerplate when at least this many voted words lie outside
+/// every comment element (an article with comments below it); with fewer, the comments are
+/// the page's text (a forum thread, a guestbook) and stay.
+pub const COMMENT_ARTICLE_WORDS: usize = 100;
 /// Class/id words of main-content containers (first or last word of a class).
 const CONTENT_WORDS: &[&str] =
     &["article", "body", "content", "entry", "main", "markdown", "post", "prose", "story", "text"];
@@ -141,11 +156,19 @@ const CONTENT_WORDS: &[&str] =
 const CONTENT_ITEMPROPS: &[&str] = &["articlebody", "text", "maincontentofpage", "reviewbody", "description"];
 
 /// The lowercase ASCII-alphanumeric words of each class name and of the id of `el`:
-/// `class="post-comments Sidebar_x"` gives `[["post", "comments"], ["sidebar", "x"]]`.
+/// `class="post-comments Sidebar_x"` gives `[["post", "comments"], ["sidebar", "x"]]`; a BEM
+/// modifier is left out (`Report__Section--Ads` gives `[["report", "section"]]`).
 fn class_words(el: &Element) -> Vec<Vec<String>> {
     let mut out = Vec::new();
     for value in el.attr("class").into_iter().chain(el.attr("id")) {
         for name in value.split_whitespace() {
+            // A BEM modifier (`Block__Element--Modifier`) says how an element looks or what
+            // it holds, not what it is: `TestReport__Section--Ads` is a report section. (Only
+            // after a `__` element: Shopware writes `tab-menu--product` for a product tab.)
+            let name = match (name.find("__"), name.rfind("--")) {
+                (Some(element), Some(modifier)) if element < modifier => &name[..modifier],
+                _ => name,
+            };
             let words: Vec<String> = name
                 .split(|c: char| !c.is_ascii_alphanumeric())
                 .filter(|w| !w.is_empty())
@@ -160,7 +183,7 @@ fn class_words(el: &Element) -> Vec<Vec<String>> {
 }
 
 fn is_boilerplate_word(w: &str) -> bool {
-    BOILERPLATE_WORDS.contains(&w)
+    BOILERPLATE_WORDS.contains(&w) || COMMENT_WORDS.contains(&w)
 }
 
 /// True when the page marks `el` as page furniture and not also as main content: a
@@ -170,19 +193,30 @@ fn is_boilerplate_word(w: &str) -> bool {
 /// `okMaybeItsACandidate`: an `<article class="full-content enable-pin-share">` is the
 /// article, not a sharing box); tags and roles always count.
 pub fn is_boilerplate_element(el: &Element) -> bool {
-    element_hints(el).0
+    element_hints(el).boilerplate
 }
 
 /// True when the page marks `el` as main content: `article`, `main`, `role=main`, a
 /// [`CONTENT_ITEMPROPS`] `itemprop`, or a class/id whose first or last word is a
 /// [`CONTENT_WORDS`] word and none a boilerplate word (`entry-content`, not `content-sidebar`).
 pub fn is_content_element(el: &Element) -> bool {
-    element_hints(el).1
+    element_hints(el).content
 }
 
-/// `(boilerplate, content)` of `el` (see [`is_boilerplate_element`], [`is_content_element`]),
-/// reading the class and id words once.
-fn element_hints(el: &Element) -> (bool, bool) {
+/// What the markup says about one element (see [`element_hints`]).
+#[derive(Debug, Clone, Copy, Default)]
+struct Hints {
+    /// Page furniture ([`is_boilerplate_element`]), comment words aside.
+    boilerplate: bool,
+    /// Main content ([`is_content_element`]).
+    content: bool,
+    /// A comment section or comment: a class/id whose first word (or last, in a name of at most
+    /// three words) is a [`COMMENT_WORDS`] word, and not content.
+    comment: bool,
+}
+
+/// The [`Hints`] of `el`, reading the class and id words once.
+fn element_hints(el: &Element) -> Hints {
     let words = class_words(el);
     let content = matches!(el.name(), "article" | "main")
         || el.attr("role").is_some_and(|r| r.trim().eq_ignore_ascii_case("main"))
@@ -194,13 +228,15 @@ fn element_hints(el: &Element) -> (bool, bool) {
         });
     let tagged = BOILERPLATE_TAGS.contains(&el.name())
         || el.attr("role").is_some_and(|r| BOILERPLATE_ROLES.contains(&r.trim().to_ascii_lowercase().as_str()));
-    let classed = !content
-        && words.iter().any(|words| {
-            let first = words.first().is_some_and(|w| is_boilerplate_word(w));
-            let last = words.len() <= 3 && words.last().is_some_and(|w| is_boilerplate_word(w));
-            first || last
-        });
-    (tagged || classed, content)
+    let classed = |list: &[&str]| {
+        !content
+            && words.iter().any(|words| {
+                let first = words.first().is_some_and(|w| list.contains(&w.as_str()));
+                let last = words.len() <= 3 && words.last().is_some_and(|w| list.contains(&w.as_str()));
+                first || last
+            })
+    };
+    Hints { boilerplate: tagged || classed(BOILERPLATE_WORDS), content, comment: classed(COMMENT_WORDS) }
 }
 
 /// One element on the path from the document root to some block.
@@ -214,8 +250,7 @@ struct NodeInfo {
     words: usize,
     /// Depth from the topmost element (0).
     depth: usize,
-    boilerplate: bool,
-    content: bool,
+    hints: Hints,
 }
 
 /// The content root of a page and the per-element facts the rules need. Elements are
@@ -267,9 +302,9 @@ impl ContentRoot {
             }
             let mut parent = known;
             for &(id, el) in fresh.iter().rev() {
-                let (boilerplate, content) = el.map_or((false, false), element_hints);
+                let hints = el.map_or(Hints::default(), element_hints);
                 let depth = parent.map_or(0, |p| nodes[p].depth + 1);
-                nodes.push(NodeInfo { parent, voted_words: 0, words: 0, depth, boilerplate, content });
+                nodes.push(NodeInfo { parent, voted_words: 0, words: 0, depth, hints });
                 index.insert(id, nodes.len() - 1);
                 parent = Some(nodes.len() - 1);
             }
@@ -287,13 +322,24 @@ impl ContentRoot {
             }
         }
         sum_up(&mut nodes);
-        // Rule 1.
+        // Rule 1; comments only below an article.
+        let mut in_comment = vec![false; nodes.len()];
+        let mut comment_words = 0;
+        for (i, info) in nodes.iter().enumerate() {
+            let parent = info.parent.is_some_and(|p| in_comment[p]);
+            if info.hints.comment && !parent {
+                comment_words += info.voted_words;
+            }
+            in_comment[i] = parent || info.hints.comment;
+        }
+        let article_with_comments = voted_words.saturating_sub(comment_words) >= COMMENT_ARTICLE_WORDS;
         let mut in_boilerplate = vec![false; nodes.len()];
         for (i, info) in nodes.iter().enumerate() {
             let parent = info.parent.is_some_and(|p| in_boilerplate[p]);
             let wrapper = info.voted_words as f64 >= WRAPPER_SHARE * voted_words as f64
                 && info.words as f64 >= WRAPPER_SHARE * page_words as f64;
-            in_boilerplate[i] = parent || (info.boilerplate && !wrapper);
+            in_boilerplate[i] =
+                parent || (info.hints.boilerplate && !wrapper) || (info.hints.comment && article_with_comments);
         }
         // Rules 2 and 3 on the same shares: a voted boilerplate box still counts there.
         let share = |info: &NodeInfo, share: f64| info.voted_words as f64 >= share * voted_words as f64;
@@ -324,7 +370,7 @@ impl ContentRoot {
         for (i, info) in nodes.iter().enumerate() {
             let (pr, pc) = info.parent.map_or((false, false), |p| (in_root[p], in_content[p]));
             in_root[i] = in_root[i] || pr || root == Some(i);
-            in_content[i] = pc || (info.content && share(info, CONTENT_SHARE));
+            in_content[i] = pc || (info.hints.content && share(info, CONTENT_SHARE));
         }
         ContentRoot { nodes, block_node, voted_words, root, in_boilerplate, in_root, in_content }
     }
@@ -355,6 +401,47 @@ impl ContentRoot {
     }
 }
 
+impl ContentRoot {
+    /// Rule 6 labels: the page's own main-content element when the vote kept nothing.
+    /// Among the [`is_content_element`] elements outside boilerplate, the deepest one holding
+    /// at least [`ROOT_SHARE`] of the most text words any of them holds (text words: blocks
+    /// outside boilerplate with link density below [`MAX_LENIENT_LINK_DENSITY`]); its text
+    /// blocks are kept. All Bad when the page marks no content element with text.
+    pub fn marked_content_fallback(&self, blocks: &[Block]) -> Vec<Label> {
+        let text = |i: usize, b: &Block| !self.in_boilerplate(i) && b.link_density() < MAX_LENIENT_LINK_DENSITY;
+        let mut words = vec![0usize; self.nodes.len()];
+        for (i, block) in blocks.iter().enumerate() {
+            if let Some(w) = self.block_node.get(i).and_then(|&n| words.get_mut(n)) {
+                if text(i, block) {
+                    *w += block.words;
+                }
+            }
+        }
+        for i in (0..self.nodes.len()).rev() {
+            if let Some(p) = self.nodes[i].parent {
+                words[p] += words[i];
+            }
+        }
+        let candidates = || (0..self.nodes.len()).filter(|&i| self.nodes[i].hints.content && !self.in_boilerplate[i]);
+        let most = candidates().map(|i| words[i]).max().unwrap_or(0);
+        let Some(pick) = candidates()
+            .filter(|&i| most > 0 && words[i] as f64 >= ROOT_SHARE * most as f64)
+            .max_by_key(|&i| self.nodes[i].depth)
+        else {
+            return vec![Label::Bad; blocks.len()];
+        };
+        let mut inside = vec![false; self.nodes.len()];
+        for i in 0..self.nodes.len() {
+            inside[i] = i == pick || self.nodes[i].parent.is_some_and(|p| inside[p]);
+        }
+        blocks
+            .iter()
+            .enumerate()
+            .map(|(i, block)| if text(i, block) && self.flag(&inside, i) { Label::Good } else { Label::Bad })
+            .collect()
+    }
+}
+
 /// Add every element's voted words to its parent's (children come after parents).
 fn sum_up(nodes: &mut [NodeInfo]) {
     for i in (0..nodes.len()).rev() {
@@ -366,13 +453,13 @@ fn sum_up(nodes: &mut [NodeInfo]) {
 }
 
 /// The default pipeline's labels from the three extractors' labels (`votes[i]` = how many of
-/// jusText, Boilerpipe and StaDyNoT keep block `i`, 0–3): the majority (≥ 2), then rules 1–5
+/// jusText, Boilerpipe and StaDyNoT keep block `i`, 0–3): the majority (≥ 2), then rules 1–6
 /// of the module doc.
 pub fn refine(doc: &Document, blocks: &[Block], votes: &[u8]) -> Vec<Label> {
     let voted: Vec<bool> = votes.iter().map(|&v| v >= 2).collect();
     let root = ContentRoot::find(doc, blocks, &voted);
     if root.voted_words == 0 {
-        return vec![Label::Bad; blocks.len()];
+        return root.marked_content_fallback(blocks);
     }
     let mut labels: Vec<Label> = blocks
         .iter()
@@ -391,6 +478,9 @@ pub fn refine(doc: &Document, blocks: &[Block], votes: &[u8]) -> Vec<Label> {
         .collect();
     tail::drop_tail_headings(blocks, &mut labels);
     tail::drop_detached_tail(blocks, &mut labels);
+    if labels.iter().all(|l| !l.is_good()) {
+        return root.marked_content_fallback(blocks);
+    }
     labels
 }
 
