@@ -28,8 +28,8 @@ pub struct Document {
     pub noscript_content: bool,
 }
 
-/// A page with fewer visible characters than this outside `<noscript>` is parsed again with
-/// scripting off when that gives more ([`Document::parse`]). Ours: about 50 words, less than
+/// A page with fewer visible characters than this (or than its `<noscript>` text) outside
+/// `<noscript>` is parsed again with scripting off when that gives more ([`Document::parse`]). Ours: about 50 words, less than
 /// any page of running text; a "please enable JavaScript" shell has fewer.
 pub const NOSCRIPT_FALLBACK_CHARS: usize = 300;
 
@@ -39,15 +39,18 @@ impl Document {
     ///
     /// Parsed as browsers do, with scripting on: `<noscript>` content is raw text, left out.
     /// Some server-rendered pages (Discourse forums) put all their text there, for clients that
-    /// run no scripts, as a crawler is; when the page has fewer than [`NOSCRIPT_FALLBACK_CHARS`]
-    /// visible characters and contains `<noscript>`, it is parsed again with scripting off
+    /// run no scripts, as a crawler is, and Blogger puts the post in a script template with a
+    /// `<noscript>` copy; when the page has fewer visible characters than its `<noscript>` text
+    /// or than [`NOSCRIPT_FALLBACK_CHARS`], it is parsed again with scripting off
     /// (WHATWG HTML §13.2.4, "scripting flag"), where `<noscript>` content is markup, and that
     /// tree is kept when its `<noscript>` elements add text ([`Document::noscript_content`]).
     pub fn parse(text: &str) -> Document {
         let text = prune::strip_raw_text(text);
         let mut html = parse_html(&text, true);
         let mut noscript_content = false;
-        if visible_chars(&html, false, NOSCRIPT_FALLBACK_CHARS) < NOSCRIPT_FALLBACK_CHARS && contains_noscript(&text) {
+        let noscript_chars = noscript_text_chars(&text);
+        let enough = noscript_chars.max(NOSCRIPT_FALLBACK_CHARS);
+        if noscript_chars > 0 && visible_chars(&html, false, enough) < enough {
             let without_scripting = parse_html(&text, false);
             if visible_chars(&without_scripting, true, usize::MAX) > visible_chars(&html, false, usize::MAX) {
                 html = without_scripting;
@@ -78,8 +81,43 @@ fn parse_html(text: &str, scripting_enabled: bool) -> Html {
     parse_document(Html::new_document(), opts).one(text)
 }
 
-fn contains_noscript(text: &str) -> bool {
-    text.as_bytes().windows(9).any(|w| w[0] == b'<' && w[1..].eq_ignore_ascii_case(b"noscript"))
+/// Non-whitespace characters of text (outside tags) inside the page's `<noscript>` elements,
+/// read from the raw HTML: 0 when it has none.
+fn noscript_text_chars(text: &str) -> usize {
+    let bytes = text.as_bytes();
+    let is_tag = |at: usize, name: &[u8]| {
+        bytes.get(at + 1..at + 1 + name.len()).is_some_and(|n| n.eq_ignore_ascii_case(name))
+            && bytes.get(at + 1 + name.len()).is_none_or(|&b| b == b'>' || b.is_ascii_whitespace())
+    };
+    let mut chars = 0;
+    let mut pos = 0;
+    while let Some(lt) = text[pos..].find('<').map(|i| pos + i) {
+        pos = lt + 1;
+        if !is_tag(lt, b"noscript") {
+            continue;
+        }
+        let body_start = text[lt..].find('>').map_or(text.len(), |i| lt + i + 1);
+        let mut end = text.len();
+        let mut at = body_start;
+        while let Some(close) = text[at..].find("</").map(|i| at + i) {
+            if is_tag(close, b"/noscript") {
+                end = close;
+                break;
+            }
+            at = close + 2;
+        }
+        let mut in_tag = false;
+        for c in text[body_start.min(end)..end].chars() {
+            match c {
+                '<' => in_tag = true,
+                '>' => in_tag = false,
+                c if !in_tag && !c.is_whitespace() => chars += 1,
+                _ => {}
+            }
+        }
+        pos = end.max(pos);
+    }
+    chars
 }
 
 /// Non-whitespace characters of the text the segmenter reads (outside skipped elements;
@@ -104,7 +142,6 @@ fn visible_chars(html: &Html, noscript: bool, limit: usize) -> usize {
     chars
 }
 
-/// Collapse runs of Unicode whitespace to one space and trim.
 /// True when `el` counts as a link for link density: an `a` element that is not a named
 /// anchor. `<a name="top">` without `href` (HTML 4's link target, WHATWG HTML §4.5.1: an `a`
 /// without `href` is a placeholder) is often left unclosed and then reopened by the parser
@@ -115,6 +152,7 @@ pub fn is_link(el: &scraper::node::Element) -> bool {
     el.name() == "a" && (el.attr("href").is_some() || el.attr("name").is_none())
 }
 
+/// Collapse runs of Unicode whitespace to one space and trim.
 pub fn collapse_whitespace(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for w in s.split_whitespace() {
@@ -143,6 +181,17 @@ mod tests {
         let doc = Document::parse(&shell);
         assert!(doc.noscript_content);
         assert_eq!(texts(&doc), vec![post.trim().to_string()]);
+        // Blogger: the post in a script template and again in `<noscript>`, beside a menu of
+        // more than NOSCRIPT_FALLBACK_CHARS but less text than the post.
+        let menu = "<li>Home</li><li>About this blog</li><li>Archive</li>".repeat(15);
+        let post = post.repeat(2);
+        let blogger = format!(
+            "<html><body><ul>{menu}</ul><div itemprop=articleBody><script type=text/template>{post}</script>\
+             <noscript><p>{post}</p></noscript></div></body></html>"
+        );
+        let doc = Document::parse(&blogger);
+        assert!(doc.noscript_content);
+        assert!(texts(&doc).contains(&post.trim().to_string()));
         let article =
             format!("<html><body><p>{post}</p><noscript><p>Please enable JavaScript.</p></noscript></body></html>");
         let doc = Document::parse(&article);

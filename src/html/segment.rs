@@ -121,6 +121,9 @@ pub fn segment_skipping(doc: &Document, skip: &dyn Fn(NodeId) -> bool) -> Vec<Bl
     maker.blocks
 }
 
+/// U+00AD, removed from block text.
+const SOFT_HYPHEN: char = '\u{AD}';
+
 #[derive(Default)]
 struct BlockMaker<'a> {
     blocks: Vec<Block>,
@@ -226,7 +229,12 @@ impl<'a> BlockMaker<'a> {
             self.link_chars = 0;
             return;
         };
-        let text = collapse_whitespace(&self.raw);
+        let mut text = collapse_whitespace(&self.raw);
+        // Soft hyphens (U+00AD) are hyphenation hints, invisible unless a line breaks there:
+        // "Mit\u{AD}tel\u{AD}al\u{AD}ter" is the word "Mittelalter".
+        if text.contains(SOFT_HYPHEN) {
+            text.retain(|c| c != SOFT_HYPHEN);
+        }
         self.raw.clear();
         let text_nodes = std::mem::take(&mut self.text_nodes);
         let link_chars = std::mem::take(&mut self.link_chars);
@@ -265,6 +273,14 @@ mod tests {
         assert_eq!(b[1].link_chars, 4);
         assert_eq!(b[1].dom_path, "html.body.div.p");
         assert_eq!(b[3].kind, ParagraphKind::ListItem);
+    }
+
+    #[test]
+    fn soft_hyphens_are_removed() {
+        let b = blocks("<p>Mit&shy;tel&shy;al&shy;ter und Neu\u{AD}zeit</p><p>\u{AD}</p>");
+        let texts: Vec<&str> = b.iter().map(|b| b.text.as_str()).collect();
+        assert_eq!(texts, ["Mittelalter und Neuzeit"]);
+        assert_eq!(b[0].chars, "Mittelalter und Neuzeit".len());
     }
 
     #[test]
