@@ -45,10 +45,9 @@ impl Document {
     /// (WHATWG HTML §13.2.4, "scripting flag"), where `<noscript>` content is markup, and that
     /// tree is kept when its `<noscript>` elements add text ([`Document::noscript_content`]).
     pub fn parse(text: &str) -> Document {
-        let text = prune::strip_raw_text(text);
+        let prune::Pruned { text, noscript_chars } = prune::prune(text);
         let mut html = parse_html(&text, true);
         let mut noscript_content = false;
-        let noscript_chars = noscript_text_chars(&text);
         let enough = noscript_chars.max(NOSCRIPT_FALLBACK_CHARS);
         if noscript_chars > 0 && visible_chars(&html, false, enough) < enough {
             let without_scripting = parse_html(&text, false);
@@ -79,45 +78,6 @@ fn parse_html(text: &str, scripting_enabled: bool) -> Html {
     let opts =
         ParseOpts { tree_builder: TreeBuilderOpts { scripting_enabled, ..Default::default() }, ..Default::default() };
     parse_document(Html::new_document(), opts).one(text)
-}
-
-/// Non-whitespace characters of text (outside tags) inside the page's `<noscript>` elements,
-/// read from the raw HTML: 0 when it has none.
-fn noscript_text_chars(text: &str) -> usize {
-    let bytes = text.as_bytes();
-    let is_tag = |at: usize, name: &[u8]| {
-        bytes.get(at + 1..at + 1 + name.len()).is_some_and(|n| n.eq_ignore_ascii_case(name))
-            && bytes.get(at + 1 + name.len()).is_none_or(|&b| b == b'>' || b.is_ascii_whitespace())
-    };
-    let mut chars = 0;
-    let mut pos = 0;
-    while let Some(lt) = text[pos..].find('<').map(|i| pos + i) {
-        pos = lt + 1;
-        if !is_tag(lt, b"noscript") {
-            continue;
-        }
-        let body_start = text[lt..].find('>').map_or(text.len(), |i| lt + i + 1);
-        let mut end = text.len();
-        let mut at = body_start;
-        while let Some(close) = text[at..].find("</").map(|i| at + i) {
-            if is_tag(close, b"/noscript") {
-                end = close;
-                break;
-            }
-            at = close + 2;
-        }
-        let mut in_tag = false;
-        for c in text[body_start.min(end)..end].chars() {
-            match c {
-                '<' => in_tag = true,
-                '>' => in_tag = false,
-                c if !in_tag && !c.is_whitespace() => chars += 1,
-                _ => {}
-            }
-        }
-        pos = end.max(pos);
-    }
-    chars
 }
 
 /// Non-whitespace characters of the text the segmenter reads (outside skipped elements;

@@ -28,13 +28,21 @@ use std::borrow::Cow;
 /// Elements whose text the tokenizer reads as raw text or RCDATA up to their end tag.
 const COPIED_RAW_TEXT: &[&str] = &["title", "textarea", "xmp", "iframe", "noembed", "noframes", "noscript"];
 
-/// `html` with the bodies of `<script>` (except JSON scripts), `<style>` and `<svg>` elements removed;
-/// the tags themselves stay; an unclosed `<title>` is closed at its first line break or tag.
-/// Borrowed when nothing was changed. Never fails: malformed markup
-/// is copied as it is and left to the parser.
-pub fn strip_raw_text(html: &str) -> Cow<'_, str> {
+/// The result of [`prune`].
+#[derive(Debug)]
+pub struct Pruned<'a> {
+    /// The page as [`strip_raw_text`] returns it.
+    pub text: Cow<'a, str>,
+    /// Non-whitespace characters outside tags inside the page's `<noscript>` elements
+    /// ([`noscript_text_chars`]), counted in the same scan.
+    pub noscript_chars: usize,
+}
+
+/// [`strip_raw_text`] of `html`, with the `<noscript>` text measured on the way.
+pub fn prune(html: &str) -> Pruned<'_> {
     let bytes = html.as_bytes();
     let mut out: Option<String> = None;
+    let mut noscript_chars = 0;
     // `html[copied..pos]` is pending output.
     let mut copied = 0;
     let mut pos = 0;
@@ -50,6 +58,7 @@ pub fn strip_raw_text(html: &str) -> Cow<'_, str> {
                 let name = &html[lt + 1..name_end];
                 let tag_end = start_tag_end(bytes, name_end);
                 if name.eq_ignore_ascii_case("plaintext") {
+                    noscript_chars += noscript_text_chars(&html[lt..]);
                     break;
                 }
                 let strip = name.eq_ignore_ascii_case("style")
@@ -89,7 +98,11 @@ pub fn strip_raw_text(html: &str) -> Cow<'_, str> {
                 };
                 let body = &html[tag_end..close];
                 if strip && name.eq_ignore_ascii_case("script") && body.contains("<!--") {
+                    noscript_chars += noscript_text_chars(&html[lt..]);
                     break;
+                }
+                if name.eq_ignore_ascii_case("noscript") {
+                    noscript_chars += text_chars(body);
                 }
                 if strip && !body.is_empty() {
                     let buf = out.get_or_insert_with(|| String::with_capacity(html.len() / 2));
@@ -104,13 +117,68 @@ pub fn strip_raw_text(html: &str) -> Cow<'_, str> {
             break;
         }
     }
-    match out {
+    let text = match out {
         None => Cow::Borrowed(html),
         Some(mut buf) => {
             buf.push_str(&html[copied..]);
             Cow::Owned(buf)
         }
+    };
+    Pruned { text, noscript_chars }
+}
+
+/// `html` with the bodies of `<script>` (except JSON scripts), `<style>` and `<svg>` elements removed;
+/// the tags themselves stay; an unclosed `<title>` is closed at its first line break or tag.
+/// Borrowed when nothing was changed. Never fails: malformed markup
+/// is copied as it is and left to the parser.
+pub fn strip_raw_text(html: &str) -> Cow<'_, str> {
+    prune(html).text
+}
+
+/// Non-whitespace characters of text (outside tags) inside the page's `<noscript>` elements,
+/// read from the raw HTML: 0 when it has none.
+pub fn noscript_text_chars(text: &str) -> usize {
+    let bytes = text.as_bytes();
+    let is_tag = |at: usize, name: &[u8]| {
+        bytes.get(at + 1..at + 1 + name.len()).is_some_and(|n| n.eq_ignore_ascii_case(name))
+            && bytes.get(at + 1 + name.len()).is_none_or(|&b| b == b'>' || b.is_ascii_whitespace())
+    };
+    let mut chars = 0;
+    let mut pos = 0;
+    while let Some(lt) = text[pos..].find('<').map(|i| pos + i) {
+        pos = lt + 1;
+        if !is_tag(lt, b"noscript") {
+            continue;
+        }
+        let body_start = text[lt..].find('>').map_or(text.len(), |i| lt + i + 1);
+        let mut end = text.len();
+        let mut at = body_start;
+        while let Some(close) = text[at..].find("</").map(|i| at + i) {
+            if is_tag(close, b"/noscript") {
+                end = close;
+                break;
+            }
+            at = close + 2;
+        }
+        chars += text_chars(&text[body_start.min(end)..end]);
+        pos = end.max(pos);
     }
+    chars
+}
+
+/// Non-whitespace characters of `markup` outside `<...>` tags.
+fn text_chars(markup: &str) -> usize {
+    let mut in_tag = false;
+    let mut chars = 0;
+    for c in markup.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' => in_tag = false,
+            c if !in_tag && !c.is_whitespace() => chars += 1,
+            _ => {}
+        }
+    }
+    chars
 }
 
 /// Byte index just past the comment whose text starts at `from` (after `<!--`): `<!-->` and
@@ -312,6 +380,17 @@ mod tests {
     }
 
     #[test]
+    fn noscript_text_is_counted_outside_tags() {
+        let html = "<p>a</p><noscript><img src=x><p>Hello world</p></noscript><NOSCRIPT>ab c</NOSCRIPT>";
+        assert_eq!(prune(html).noscript_chars, 13);
+        assert_eq!(noscript_text_chars(html), 13);
+        // After escaped script data the scan stops; the rest is counted all the same.
+        let html = "<script><!--<script>x</script>--></script><noscript>Hello</noscript>";
+        assert_eq!(prune(html).noscript_chars, 5);
+        assert_eq!(prune("<p>no noscript</p>").noscript_chars, 0);
+    }
+
+    #[test]
     fn unchanged_pages_are_borrowed() {
         assert!(matches!(strip_raw_text("<p>plain <b>text</b></p>"), Cow::Borrowed(_)));
         assert!(matches!(strip_raw_text("<script></script><p>x</p>"), Cow::Borrowed(_)));
@@ -374,6 +453,7 @@ mod tests {
                 let html = set.read_html(page).expect("page reads");
                 let raw = Document { html: scraper::Html::parse_document(&html), title: None, noscript_content: false };
                 assert_eq!(texts(&Document::parse(&html)), texts(&raw), "{name} {}", page.id);
+                assert_eq!(prune(&html).noscript_chars, noscript_text_chars(&html), "{name} {}", page.id);
                 checked += 1;
             }
             assert!(checked >= 25 + ids.len(), "{name}: {checked} pages");

@@ -52,9 +52,9 @@
 use crate::html::Document;
 use crate::model::{Block, Label};
 use ego_tree::NodeId;
+use rustc_hash::FxHashMap as HashMap;
 use scraper::node::Element;
 use scraper::Node;
-use std::collections::HashMap;
 
 /// Share of the voted words that the content root must hold (rule 2).
 pub const ROOT_SHARE: f64 = 0.8;
@@ -278,7 +278,7 @@ pub struct ContentRoot {
 impl ContentRoot {
     /// Find the content root of `doc` for the majority labels `voted` (one per block).
     pub fn find(doc: &Document, blocks: &[Block], voted: &[bool]) -> ContentRoot {
-        let mut index: HashMap<NodeId, usize> = HashMap::new();
+        let mut index: HashMap<NodeId, usize> = HashMap::default();
         let mut nodes: Vec<NodeInfo> = Vec::new();
         let mut block_node = Vec::with_capacity(blocks.len());
         let mut fresh: Vec<(NodeId, Option<&Element>)> = Vec::new();
