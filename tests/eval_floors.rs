@@ -70,7 +70,7 @@ const FLOORS: &[SetFloors] = &[
         "l3s-gn1",
         Metric::Word,
         &[
-            ("default", 0.93),
+            ("default", 0.96),
             ("justext", 0.87),
             ("goldminer", 0.87),
             ("stadynot", 0.87),
@@ -98,7 +98,7 @@ const FLOORS: &[SetFloors] = &[
         "trafilatura-eval",
         Metric::Snippet,
         &[
-            ("default", 0.885),
+            ("default", 0.89),
             ("justext", 0.84),
             ("goldminer", 0.84),
             ("stadynot", 0.76),
