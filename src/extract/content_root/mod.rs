@@ -10,8 +10,10 @@
 //!    ([`is_boilerplate_element`]: HTML5 `nav`/`footer`/`aside`/`figcaption`, ARIA landmark
 //!    roles, class/id words) drops every block inside it, unless its class words are
 //!    outweighed by a content mark (readability's `okMaybeItsACandidate`: `<article class="full-content
-//!    enable-pin-share">`) or it holds half or more of the voted text (a wrapper such as
-//!    `<div class="has-sidebar">` around the whole page). These are the element names, roles
+//!    enable-pin-share">`) or it holds half or more of the voted text and of the page's text (a
+//!    wrapper such as `<div class="has-sidebar">` around the whole page), or half or more of
+//!    the voted text and a content mark of its own (`<aside class="pa-direct-content">` around
+//!    the article). These are the element names, roles
 //!    and class hints that readability (Mozilla's `unlikelyCandidates`) and trafilatura
 //!    (`OVERALL_DISCARD_XPATH`) discard. Comment sections and comments ([`COMMENT_WORDS`]) are
 //!    boilerplate when at least [`COMMENT_ARTICLE_WORDS`] voted words lie outside them (an
@@ -59,8 +61,8 @@ use scraper::Node;
 /// Share of the voted words that the content root must hold (rule 2).
 pub const ROOT_SHARE: f64 = 0.8;
 /// A boilerplate-marked element holding at least this share of the voted words and of all
-/// the page's words is a page wrapper, not boilerplate (rule 1). (A footer that holds the only
-/// voted text of a page without main content is still a footer.)
+/// the page's words (or a content mark of its own) is a page wrapper, not boilerplate (rule 1).
+/// (A footer that holds the only voted text of a page without main content is still a footer.)
 pub const WRAPPER_SHARE: f64 = 0.5;
 /// Share of the voted words that a content-marked element must hold for rule 3.
 pub const CONTENT_SHARE: f64 = 0.5;
@@ -337,7 +339,7 @@ impl ContentRoot {
         for (i, info) in nodes.iter().enumerate() {
             let parent = info.parent.is_some_and(|p| in_boilerplate[p]);
             let wrapper = info.voted_words as f64 >= WRAPPER_SHARE * voted_words as f64
-                && info.words as f64 >= WRAPPER_SHARE * page_words as f64;
+                && (info.words as f64 >= WRAPPER_SHARE * page_words as f64 || info.hints.content);
             in_boilerplate[i] =
                 parent || (info.hints.boilerplate && !wrapper) || (info.hints.comment && article_with_comments);
         }

@@ -212,12 +212,14 @@ fn short_blocks_detached_from_the_text_end_are_dropped() {
 /// dropped box after the article (rule 5); grossefragen.wordpress.com has 23 comments under the
 /// post, which the root chose over the post (rule 1's comments); chip.de's test report sits in a
 /// `TestReport__Section--Ads` section (BEM modifier); knowledge-on-air.de's short post has no
-/// majority (rule 6, the marked content).
+/// majority (rule 6, the marked content); rnz.de puts its article in an `<aside>` marked as
+/// direct content (rule 1's wrapper).
 #[test]
 fn real_pages_fixed_by_the_rules() {
     let Some(set) = test_set("trafilatura-eval") else { return };
     let settings = ExtractSettings::default();
-    let cases: [(&str, &[&str], &[&str]); 8] = [
+    let cases: [(&str, &[&str], &[&str]); 9] = [
+        ("rnz.de.witzel", &["Auszeichnung der Branche."], &["WHATSAPP"]),
         ("grossefragen.wordpress.com.projekt", &["Dabei gelten ein paar wichtige"], &["142 Antworten zu"]),
         ("chip.de.beef", &["Starke Hitze nur in der Mitte", "Wir sind im Steak-Himmel!"], &[]),
         ("knowledge-on-air.de.koa039", &["Auch auf dem KnowledgeCamp 2019"], &["Scholarch der Cogneon"]),
