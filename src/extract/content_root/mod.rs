@@ -144,6 +144,12 @@ const BOILERPLATE_WORDS: &[&str] = &[
     "tags",
     "toolbar",
 ];
+/// Rule 6 keeps the marked content only when it holds at least this many paragraphs of running
+/// text (outside lists and tables, not headings) ...
+pub const FALLBACK_PARAGRAPHS: usize = 2;
+/// ... of at least this many characters in all: a page title, a single teaser or a staff
+/// directory in `<main>` is not an article.
+pub const FALLBACK_CHARS: usize = 200;
 /// Class/id words of comment sections and single comments (rule 1: boilerplate only when the
 /// page has an article outside them).
 const COMMENT_WORDS: &[&str] = &["comment", "comments"];
@@ -408,7 +414,8 @@ impl ContentRoot {
     /// Among the [`is_content_element`] elements outside boilerplate, the deepest one holding
     /// at least [`ROOT_SHARE`] of the most text words any of them holds (text words: blocks
     /// outside boilerplate with link density below [`MAX_LENIENT_LINK_DENSITY`]); its text
-    /// blocks are kept. All Bad when the page marks no content element with text.
+    /// blocks are kept when they hold [`FALLBACK_PARAGRAPHS`] paragraphs of [`FALLBACK_CHARS`]
+    /// characters. All Bad otherwise, or when the page marks no content element with text.
     pub fn marked_content_fallback(&self, blocks: &[Block]) -> Vec<Label> {
         let text = |i: usize, b: &Block| !self.in_boilerplate(i) && b.link_density() < MAX_LENIENT_LINK_DENSITY;
         let mut words = vec![0usize; self.nodes.len()];
@@ -436,11 +443,24 @@ impl ContentRoot {
         for i in 0..self.nodes.len() {
             inside[i] = i == pick || self.nodes[i].parent.is_some_and(|p| inside[p]);
         }
-        blocks
+        let labels: Vec<Label> = blocks
             .iter()
             .enumerate()
             .map(|(i, block)| if text(i, block) && self.flag(&inside, i) { Label::Good } else { Label::Bad })
-            .collect()
+            .collect();
+        // Running text, not a title, a teaser or a directory table: paragraphs outside lists
+        // and tables.
+        let prose: Vec<&Block> = blocks
+            .iter()
+            .zip(&labels)
+            .filter(|(b, l)| l.is_good() && !b.heading && !tail::in_list_or_table(b))
+            .map(|(b, _)| b)
+            .collect();
+        if prose.len() >= FALLBACK_PARAGRAPHS && prose.iter().map(|b| b.chars).sum::<usize>() >= FALLBACK_CHARS {
+            labels
+        } else {
+            vec![Label::Bad; blocks.len()]
+        }
     }
 }
 

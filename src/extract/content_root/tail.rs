@@ -28,7 +28,7 @@ pub(super) fn drop_detached_tail(blocks: &[Block], labels: &mut [Label]) {
 
 /// True when `block` is inside a list item (`li`, `dd`, `dt`) or table cell (`td`, `th`),
 /// read from its tag path.
-fn in_list_or_table(block: &Block) -> bool {
+pub(super) fn in_list_or_table(block: &Block) -> bool {
     block.kind == ParagraphKind::ListItem
         || block.dom_path.split('.').any(|tag| matches!(tag, "li" | "dd" | "dt" | "td" | "th"))
 }

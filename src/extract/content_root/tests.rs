@@ -69,7 +69,7 @@ fn comments_go_below_an_article_and_stay_as_a_thread() {
 fn a_marked_article_stands_in_when_the_vote_keeps_nothing() {
     let para = "This is a long paragraph of real article text that says something about the topic";
     let html = format!(
-        "<body><nav><p>Home</p></nav><main><article><h1>Title</h1><p>{para}</p>\
+        "<body><nav><p>Home</p></nav><main><article><h1>Title</h1><p>{para}</p><p>{para} two</p><p>{para} 3</p>\
          <p><a href=/x>A link list</a></p></article><aside><p>{para} aside</p></aside></main></body>"
     );
     let doc = Document::parse(&html);
@@ -79,7 +79,11 @@ fn a_marked_article_stands_in_when_the_vote_keeps_nothing() {
     let kept: Vec<&str> = texts.iter().zip(&labels).filter(|(_, l)| l.is_good()).map(|(t, _)| *t).collect();
     // The article (not `main`, which holds the aside too and is no deeper), its text blocks
     // only.
-    assert_eq!(kept, ["Title", para], "{texts:?}");
+    assert_eq!(kept, ["Title", para, &format!("{para} two"), &format!("{para} 3")], "{texts:?}");
+    // A title and one paragraph are not enough running text (FALLBACK_PARAGRAPHS).
+    let doc = Document::parse(&format!("<body><main><h1>Title</h1><p>{para}</p></main></body>"));
+    let blocks = segment(&doc);
+    assert!(refine(&doc, &blocks, &[0, 0]).iter().all(|l| !l.is_good()));
     // A page without content marks keeps nothing.
     let doc = Document::parse(&format!("<body><div><p>{para}</p></div></body>"));
     let blocks = segment(&doc);
