@@ -235,7 +235,7 @@ fn mark_dynamic(doc: &Document, params: &StaDyNoTParams, noise: &mut HashSet<Nod
     let root = doc.html.tree.root();
     let links: Vec<NodeRef<'_, Node>> = root
         .descendants()
-        .filter(|n| n.value().as_element().is_some_and(|e| e.attr("href").is_some() && crate::html::is_link(e)))
+        .filter(|n| n.value().as_element().is_some_and(|e| e.name() == "a" && e.attr("href").is_some()))
         .filter(|n| !covered(*n, noise))
         .collect();
     let chain = |n: NodeRef<'_, Node>| -> Vec<NodeId> {

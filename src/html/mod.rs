@@ -29,7 +29,8 @@ pub struct Document {
 }
 
 /// A page with fewer visible characters than this (or than its `<noscript>` text) outside
-/// `<noscript>` is parsed again with scripting off when that gives more ([`Document::parse`]). Ours: about 50 words, less than
+/// `<noscript>` is parsed again with scripting off when that gives more ([`Document::parse`]).
+/// Ours: about 50 words, less than
 /// any page of running text; a "please enable JavaScript" shell has fewer.
 pub const NOSCRIPT_FALLBACK_CHARS: usize = 300;
 
