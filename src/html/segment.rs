@@ -64,10 +64,12 @@ pub const BLOCK_TAGS: &[&str] = &[
 
 /// Elements whose whole subtree is dropped before segmentation (jusText's lxml Cleaner:
 /// scripts, styles, comments, head, applets, frames, form controls). `object`, `embed` and
-/// `iframe` keep their fallback content, as the Cleaner removes only the tags.
+/// `iframe` keep their fallback content, as the Cleaner removes only the tags. Ruby
+/// annotations (`rt`, `rp`: the furigana above Japanese kanji) are not part of the running
+/// text, which reads `子どもへの` and not `子こどもへの`.
 pub const SKIPPED_TAGS: &[&str] = &[
     "applet", "button", "canvas", "frame", "frameset", "head", "input", "map", "math", "noscript", "option", "param",
-    "script", "select", "style", "svg", "template", "textarea",
+    "rp", "rt", "script", "select", "style", "svg", "template", "textarea",
 ];
 
 /// True for a tag in [`BLOCK_TAGS`].
@@ -281,6 +283,14 @@ mod tests {
         let texts: Vec<&str> = b.iter().map(|b| b.text.as_str()).collect();
         assert_eq!(texts, ["Mittelalter und Neuzeit"]);
         assert_eq!(b[0].chars, "Mittelalter und Neuzeit".len());
+    }
+
+    #[test]
+    fn ruby_annotations_are_not_running_text() {
+        let b =
+            blocks("<p><ruby>子<rp>(</rp><rt>こ</rt><rp>)</rp></ruby>どもへの<ruby>虐待<rt>ぎゃくたい</rt></ruby></p>");
+        let texts: Vec<&str> = b.iter().map(|b| b.text.as_str()).collect();
+        assert_eq!(texts, ["子どもへの虐待"]);
     }
 
     #[test]

@@ -1,7 +1,9 @@
-//! The article's tail (rules 4 and 5 of [`super::refine`]): after the last kept paragraph of
-//! running text, trailing headings and short lines cut off by boilerplate are dropped.
+//! The article's edges (rules 4, 5, 7 and 8 of [`super::refine`]): after the last kept
+//! paragraph of running text, trailing headings and short lines cut off by boilerplate are
+//! dropped; so are short lines that only introduce a dropped link list, and short lines
+//! before the text that boilerplate cuts off from it.
 
-use super::{DETACHED_TAIL_WORDS, TAIL_TEXT_WORDS};
+use super::{DETACHED_TAIL_WORDS, HEAD_WORDS, LEAD_IN_WORDS, MAX_LENIENT_LINK_DENSITY, TAIL_TEXT_WORDS};
 use crate::model::{Block, Label, ParagraphKind};
 
 /// Rule 5: past the article's end (the last kept non-heading block of at least
@@ -33,6 +35,12 @@ pub(super) fn in_list_or_table(block: &Block) -> bool {
         || block.dom_path.split('.').any(|tag| matches!(tag, "li" | "dd" | "dt" | "td" | "th"))
 }
 
+/// Index of the first kept non-heading block of at least [`TAIL_TEXT_WORDS`] words (the
+/// start of the article's text for rule 8).
+fn first_text_block(blocks: &[Block], labels: &[Label]) -> Option<usize> {
+    blocks.iter().zip(labels).position(|(b, l)| l.is_good() && !b.heading && b.words >= TAIL_TEXT_WORDS)
+}
+
 /// Index of the last kept non-heading block of at least [`TAIL_TEXT_WORDS`] words (the end
 /// of the article's text for rules 4 and 5).
 fn last_text_block(blocks: &[Block], labels: &[Label]) -> Option<usize> {
@@ -49,6 +57,55 @@ pub(super) fn drop_tail_headings(blocks: &[Block], labels: &mut [Label]) {
             if block.heading {
                 *label = Label::Bad;
             }
+        }
+    }
+}
+
+/// Rule 7: a kept lead-in of at most [`LEAD_IN_WORDS`] words directly followed by a dropped
+/// block with link density at least [`MAX_LENIENT_LINK_DENSITY`] is dropped: "Related
+/// stories", "Explore further", "Lesen Sie auch" above a dropped link list. A line ending
+/// in a full stop is a sentence, not a lead-in, and code (`pre`, `code`) stays.
+pub(super) fn drop_link_lead_ins(blocks: &[Block], labels: &mut [Label]) {
+    for i in 1..blocks.len() {
+        let (block, next) = (&blocks[i - 1], &blocks[i]);
+        if labels[i - 1].is_good()
+            && !labels[i].is_good()
+            && block.words <= LEAD_IN_WORDS
+            && next.link_density() >= MAX_LENIENT_LINK_DENSITY
+            && !block.text.ends_with('.')
+            && !block.dom_path.split('.').any(|tag| matches!(tag, "pre" | "code"))
+        {
+            labels[i - 1] = Label::Bad;
+        }
+    }
+}
+
+/// Rule 8, rule 5's mirror before the article's start (the first kept non-heading block of at
+/// least [`TAIL_TEXT_WORDS`] words): when the kept text before it is at most
+/// [`HEAD_WORDS`] words (a title, a date, a byline; not a listing of short offers), kept
+/// blocks of at most [`DETACHED_TAIL_WORDS`] words that a dropped block separates from the
+/// text are dropped: datelines, bylines, breadcrumbs and photo credits cut off by a share bar
+/// or an image ("Publiziert: 03.04.2020", "Foto: ATON"). Headings, sentences (a final full
+/// stop: the lead) and list items or table cells stay.
+pub(super) fn drop_detached_head(blocks: &[Block], labels: &mut [Label]) {
+    let Some(first) = first_text_block(blocks, labels) else { return };
+    let head_words: usize =
+        blocks[..first].iter().zip(&labels[..first]).filter(|(_, l)| l.is_good()).map(|(b, _)| b.words).sum();
+    if head_words > HEAD_WORDS {
+        return;
+    }
+    let mut gap = false;
+    for i in (0..first).rev() {
+        let block = &blocks[i];
+        if !labels[i].is_good() {
+            gap = true;
+        } else if gap
+            && block.words <= DETACHED_TAIL_WORDS
+            && !block.heading
+            && !block.text.ends_with('.')
+            && !in_list_or_table(block)
+        {
+            labels[i] = Label::Bad;
         }
     }
 }

@@ -107,6 +107,9 @@ fn markup_hints_read_the_first_and_last_class_words() {
     assert!(content("<article>x</article>", "article"));
     assert!(!content("<div class='content-sidebar'>x</div>", "div"));
     assert!(!content("<div class='wrapper'>x</div>", "div"));
+    // A box of teasers is boilerplate; a single teaser class names the lead paragraph.
+    assert!(element("<div class='Teasers u-container'>x</div>", "div"));
+    assert!(!element("<div class='teaser-text'>x</div>", "div"));
 }
 
 #[test]
@@ -208,6 +211,87 @@ fn short_blocks_detached_from_the_text_end_are_dropped() {
     assert_eq!(kept, [true, true, true, true, true, false, false, true, true], "{texts:?}");
 }
 
+#[test]
+fn lead_ins_to_dropped_link_lists_are_dropped() {
+    let para = "This is a long paragraph of real article text that says something about the topic \
+                of the page in more than twenty words";
+    let html = format!(
+        "<body><article><p>{para} one</p><h3>Related stories</h3><ul><li><a href=a>Another story on the site</a></li></ul>\
+         <p>Ingredients for two.</p><ul><li><a href=b>Flour</a></li></ul><pre>cd /tmp</pre><ul><li><a href=c>Docs</a></li></ul>\
+         <p>{para} two</p></article></body>"
+    );
+    let doc = Document::parse(&html);
+    let blocks = segment(&doc);
+    let texts: Vec<&str> = blocks.iter().map(|b| b.text.as_str()).collect();
+    assert_eq!(texts.len(), 8, "{texts:?}");
+    let labels = refine(&doc, &blocks, &[3, 3, 0, 3, 0, 3, 0, 3]);
+    let kept: Vec<bool> = labels.iter().map(|l| l.is_good()).collect();
+    // The heading above the dropped link goes; a sentence and code above one stay.
+    assert_eq!(kept, [true, false, false, true, false, true, false, true], "{texts:?}");
+}
+
+#[test]
+fn short_lines_detached_from_the_text_start_are_dropped() {
+    let para = "This is a long paragraph of real article text that says something about the topic \
+                of the page in more than twenty words";
+    let html = format!(
+        "<body><article><p>Publiziert: 03.04.2020</p><p>Ein Satz zum Text.</p><h1>Title of the story</h1>\
+         <div class=share><p>Share on Facebook</p></div><p>By Jane Doe</p><p>{para} one</p><p>{para} two</p>\
+         </article></body>"
+    );
+    let doc = Document::parse(&html);
+    let blocks = segment(&doc);
+    let texts: Vec<&str> = blocks.iter().map(|b| b.text.as_str()).collect();
+    assert_eq!(texts.len(), 7, "{texts:?}");
+    let labels = refine(&doc, &blocks, &[3; 7]);
+    let kept: Vec<bool> = labels.iter().map(|l| l.is_good()).collect();
+    // The share box is the gap: the dateline before it goes; the sentence and the heading
+    // stay; the byline right above the text has no gap and stays.
+    assert_eq!(kept, [false, true, true, false, true, true, true], "{texts:?}");
+}
+
+#[test]
+fn link_lines_are_dropped_unless_they_are_the_text() {
+    let para = "This is a long paragraph of real article text that says something about the topic \
+                of the page in more than twenty words";
+    let html = format!(
+        "<body><article><p>{para} one</p><p><a href=x>The latest news about the outbreak in Sweden</a></p>\
+         <h2><a href=y>A linked heading</a></h2><p>{para} two</p></article></body>"
+    );
+    let doc = Document::parse(&html);
+    let blocks = segment(&doc);
+    assert_eq!(blocks.len(), 4);
+    let labels = refine(&doc, &blocks, &[3; 4]);
+    let kept: Vec<bool> = labels.iter().map(|l| l.is_good()).collect();
+    assert_eq!(kept, [true, false, true, true]);
+    // A page whose text is all link text (a parser-reopened `<a>`) keeps it.
+    let html =
+        format!("<body><article><p><a href=x>{para} one</a></p><p><a href=x>{para} two</a></p></article></body>");
+    let doc = Document::parse(&html);
+    let blocks = segment(&doc);
+    let labels = refine(&doc, &blocks, &[3; 2]);
+    assert!(labels.iter().all(|l| l.is_good()), "{labels:?}");
+}
+
+#[test]
+fn figures_are_boilerplate_unless_they_hold_text_structures() {
+    let para = "This is a long paragraph of real article text that says something about the topic \
+                of the page in more than twenty words";
+    let html = format!(
+        "<body><article><p>{para} one</p><figure><img src=a.jpg><span>Judy Eddy/WENN.com</span></figure>\
+         <picture><img src=b.jpg><div class=contenedor-credito>Foto: ATON</div></picture>\
+         <figure class=wp-block-table><table><tr><td>Table cell of the article</td></tr></table></figure>\
+         <figure><blockquote>A quotation in the article</blockquote></figure><p>{para} two</p></article></body>"
+    );
+    let doc = Document::parse(&html);
+    let blocks = segment(&doc);
+    let texts: Vec<&str> = blocks.iter().map(|b| b.text.as_str()).collect();
+    assert_eq!(texts.len(), 6, "{texts:?}");
+    let labels = refine(&doc, &blocks, &[3; 6]);
+    let kept: Vec<bool> = labels.iter().map(|l| l.is_good()).collect();
+    assert_eq!(kept, [true, false, false, true, true, true], "{texts:?}");
+}
+
 /// Pages of trafilatura-eval that each rule fixes, through the public extraction API:
 /// the article of franziska-elea.de sits in an `article` whose classes end in "share"
 /// (it came out empty), spektrum.de splits its body over sibling `div`s (the first
@@ -217,12 +301,16 @@ fn short_blocks_detached_from_the_text_end_are_dropped() {
 /// post, which the root chose over the post (rule 1's comments); chip.de's test report sits in a
 /// `TestReport__Section--Ads` section (BEM modifier); knowledge-on-air.de's short post has no
 /// majority (rule 6, the marked content); rnz.de puts its article in an `<aside>` marked as
-/// direct content (rule 1's wrapper).
+/// direct content (rule 1's wrapper); japantimes.co.jp and phys.org keep no "Related
+/// stories" / "Explore further" above their dropped link lists (rule 7); sueddeutsche.de's
+/// dateline is cut off from the text (rule 8); thelocal.se's link line inside the article
+/// goes (rule 9); tvtoday.de's photo credit sits in a `figure`; greenpeace.de's teaser boxes
+/// (`Teasers`) go; nhk.or.jp's furigana (`rt`) are not text.
 #[test]
 fn real_pages_fixed_by_the_rules() {
     let Some(set) = test_set("trafilatura-eval") else { return };
     let settings = ExtractSettings::default();
-    let cases: [(&str, &[&str], &[&str]); 9] = [
+    let cases: [(&str, &[&str], &[&str]); 16] = [
         ("rnz.de.witzel", &["Auszeichnung der Branche."], &["WHATSAPP"]),
         ("grossefragen.wordpress.com.projekt", &["Dabei gelten ein paar wichtige"], &["142 Antworten zu"]),
         ("chip.de.beef", &["Starke Hitze nur in der Mitte", "Wir sind im Steak-Himmel!"], &[]),
@@ -232,6 +320,13 @@ fn real_pages_fixed_by_the_rules() {
         ("surfguard.wordpress.com.medien", &["Eine neue Platte von Wilco also"], &["Ähnliche Beiträge"]),
         ("selbst.de-wurmkiste", &["Nachdem der Abfall in der obersten"], &["Mehr zum Thema"]),
         ("petri-heil-ch-hechte", &["kräftezehrend hochgedrillt werden"], &["Keine Kommentare"]),
+        ("japantimes.co.jp.surgical", &["Four of the 12 boxes of masks were gone."], &["RELATED STORIES"]),
+        ("phys.org.tool", &["The tool was found on Zandmotor beach"], &["Explore further"]),
+        ("sueddeutsche.de.flixtrain", &[], &["05:28 Uhr"]),
+        ("thelocal.se.tattooed", &["Both Agerblad and tattoo artist"], &["The latest news about the coronavirus"]),
+        ("tvtoday.de-willsmith", &[], &["Judy Eddy/WENN.com"]),
+        ("greenpeace.de.nachhaltigleben", &[], &["Zum Weiterlesen"]),
+        ("nhk.or.jp.k100", &["子どもへの虐待をなくすための法律ができて"], &[]),
     ];
     for (id, with, without) in cases {
         let page = set.pages.iter().find(|p| p.id == id).expect("page in the set");
