@@ -56,7 +56,7 @@ const FLOORS: &[SetFloors] = &[
         "cleanportaleval",
         Metric::Word,
         &[
-            ("default", 0.975),
+            ("default", 0.978),
             ("justext", 0.86),
             ("goldminer", 0.98),
             ("stadynot", 0.88),
@@ -98,7 +98,7 @@ const FLOORS: &[SetFloors] = &[
         "trafilatura-eval",
         Metric::Snippet,
         &[
-            ("default", 0.89),
+            ("default", 0.90),
             ("justext", 0.84),
             ("goldminer", 0.84),
             ("stadynot", 0.76),
