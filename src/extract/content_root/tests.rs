@@ -32,6 +32,21 @@ fn comment(html: &str, selector: &str) -> bool {
     element_hints(el.value()).comment
 }
 
+/// A paragraph of running text: more than [`TAIL_TEXT_WORDS`] words.
+const LONG_PARA: &str =
+    "This is a long paragraph of real article text that says something about the topic of the page in more than twenty words";
+
+/// `html` segmented and refined with `votes` (one per block): the block texts and which
+/// blocks are kept.
+fn refined(html: &str, votes: &[u8]) -> (Vec<String>, Vec<bool>) {
+    let doc = Document::parse(html);
+    let blocks = segment(&doc);
+    let texts: Vec<String> = blocks.iter().map(|b| b.text.clone()).collect();
+    assert_eq!(texts.len(), votes.len(), "{texts:?}");
+    let kept = refine(&doc, &blocks, votes).iter().map(|l| l.is_good()).collect();
+    (texts, kept)
+}
+
 #[test]
 fn a_bem_modifier_is_not_a_class_word() {
     assert!(!element("<section class='TestReport__Section TestReport__Section--Ads'>x</section>", "section"));
@@ -167,8 +182,7 @@ fn the_root_climbs_over_a_body_split_into_sibling_divs() {
 
 #[test]
 fn headings_after_the_last_paragraph_are_dropped() {
-    let para = "This is a long paragraph of real article text that says something about the topic \
-                of the page in more than twenty words";
+    let para = LONG_PARA;
     let html = format!(
         "<body><article><h2>Title of the story</h2><p>{para} one</p><h3>A middle heading</h3>\
          <p>{para} two</p><h3>Related posts</h3>\
@@ -176,18 +190,13 @@ fn headings_after_the_last_paragraph_are_dropped() {
     );
     // The teaser is longer than DETACHED_TAIL_WORDS, so rule 5 leaves it: rule 4 alone
     // drops only the heading.
-    let doc = Document::parse(&html);
-    let blocks = segment(&doc);
-    assert_eq!(blocks.len(), 6);
-    let labels = refine(&doc, &blocks, &[3, 3, 3, 3, 3, 2]);
-    let kept: Vec<bool> = labels.iter().map(|l| l.is_good()).collect();
+    let (_, kept) = refined(&html, &[3, 3, 3, 3, 3, 2]);
     assert_eq!(kept, [true, true, true, true, false, true]);
 }
 
 #[test]
 fn short_blocks_detached_from_the_text_end_are_dropped() {
-    let para = "This is a long paragraph of real article text that says something about the topic \
-                of the page in more than twenty words";
+    let para = LONG_PARA;
     let html = format!(
         "<body><article><p>Photo: Jane Doe</p><p>{para} one</p><p>A short line</p><p>{para} two</p>\
          <p>Still the text.</p><div class=share><p>Share on Facebook</p></div><p>Keine Kommentare</p>\
@@ -213,38 +222,26 @@ fn short_blocks_detached_from_the_text_end_are_dropped() {
 
 #[test]
 fn lead_ins_to_dropped_link_lists_are_dropped() {
-    let para = "This is a long paragraph of real article text that says something about the topic \
-                of the page in more than twenty words";
+    let para = LONG_PARA;
     let html = format!(
         "<body><article><p>{para} one</p><h3>Related stories</h3><ul><li><a href=a>Another story on the site</a></li></ul>\
          <p>Ingredients for two.</p><ul><li><a href=b>Flour</a></li></ul><pre>cd /tmp</pre><ul><li><a href=c>Docs</a></li></ul>\
          <p>{para} two</p></article></body>"
     );
-    let doc = Document::parse(&html);
-    let blocks = segment(&doc);
-    let texts: Vec<&str> = blocks.iter().map(|b| b.text.as_str()).collect();
-    assert_eq!(texts.len(), 8, "{texts:?}");
-    let labels = refine(&doc, &blocks, &[3, 3, 0, 3, 0, 3, 0, 3]);
-    let kept: Vec<bool> = labels.iter().map(|l| l.is_good()).collect();
+    let (texts, kept) = refined(&html, &[3, 3, 0, 3, 0, 3, 0, 3]);
     // The heading above the dropped link goes; a sentence and code above one stay.
     assert_eq!(kept, [true, false, false, true, false, true, false, true], "{texts:?}");
 }
 
 #[test]
 fn short_lines_detached_from_the_text_start_are_dropped() {
-    let para = "This is a long paragraph of real article text that says something about the topic \
-                of the page in more than twenty words";
+    let para = LONG_PARA;
     let html = format!(
         "<body><article><p>Publiziert: 03.04.2020</p><p>Ein Satz zum Text.</p><h1>Title of the story</h1>\
          <div class=share><p>Share on Facebook</p></div><p>By Jane Doe</p><p>{para} one</p><p>{para} two</p>\
          </article></body>"
     );
-    let doc = Document::parse(&html);
-    let blocks = segment(&doc);
-    let texts: Vec<&str> = blocks.iter().map(|b| b.text.as_str()).collect();
-    assert_eq!(texts.len(), 7, "{texts:?}");
-    let labels = refine(&doc, &blocks, &[3; 7]);
-    let kept: Vec<bool> = labels.iter().map(|l| l.is_good()).collect();
+    let (texts, kept) = refined(&html, &[3; 7]);
     // The share box is the gap: the dateline before it goes; the sentence and the heading
     // stay; the byline right above the text has no gap and stays.
     assert_eq!(kept, [false, true, true, false, true, true, true], "{texts:?}");
@@ -252,43 +249,30 @@ fn short_lines_detached_from_the_text_start_are_dropped() {
 
 #[test]
 fn link_lines_are_dropped_unless_they_are_the_text() {
-    let para = "This is a long paragraph of real article text that says something about the topic \
-                of the page in more than twenty words";
+    let para = LONG_PARA;
     let html = format!(
         "<body><article><p>{para} one</p><p><a href=x>The latest news about the outbreak in Sweden</a></p>\
          <h2><a href=y>A linked heading</a></h2><p>{para} two</p></article></body>"
     );
-    let doc = Document::parse(&html);
-    let blocks = segment(&doc);
-    assert_eq!(blocks.len(), 4);
-    let labels = refine(&doc, &blocks, &[3; 4]);
-    let kept: Vec<bool> = labels.iter().map(|l| l.is_good()).collect();
+    let (_, kept) = refined(&html, &[3; 4]);
     assert_eq!(kept, [true, false, true, true]);
     // A page whose text is all link text (a parser-reopened `<a>`) keeps it.
     let html =
         format!("<body><article><p><a href=x>{para} one</a></p><p><a href=x>{para} two</a></p></article></body>");
-    let doc = Document::parse(&html);
-    let blocks = segment(&doc);
-    let labels = refine(&doc, &blocks, &[3; 2]);
-    assert!(labels.iter().all(|l| l.is_good()), "{labels:?}");
+    let (texts, kept) = refined(&html, &[3; 2]);
+    assert!(kept.iter().all(|&k| k), "{texts:?}");
 }
 
 #[test]
 fn figures_are_boilerplate_unless_they_hold_text_structures() {
-    let para = "This is a long paragraph of real article text that says something about the topic \
-                of the page in more than twenty words";
+    let para = LONG_PARA;
     let html = format!(
         "<body><article><p>{para} one</p><figure><img src=a.jpg><span>Judy Eddy/WENN.com</span></figure>\
          <picture><img src=b.jpg><div class=contenedor-credito>Foto: ATON</div></picture>\
          <figure class=wp-block-table><table><tr><td>Table cell of the article</td></tr></table></figure>\
          <figure><blockquote>A quotation in the article</blockquote></figure><p>{para} two</p></article></body>"
     );
-    let doc = Document::parse(&html);
-    let blocks = segment(&doc);
-    let texts: Vec<&str> = blocks.iter().map(|b| b.text.as_str()).collect();
-    assert_eq!(texts.len(), 6, "{texts:?}");
-    let labels = refine(&doc, &blocks, &[3; 6]);
-    let kept: Vec<bool> = labels.iter().map(|l| l.is_good()).collect();
+    let (texts, kept) = refined(&html, &[3; 6]);
     assert_eq!(kept, [true, false, false, true, true, true], "{texts:?}");
 }
 
