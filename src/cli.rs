@@ -26,6 +26,9 @@ pub enum Command {
     Extract(ExtractArgs),
     /// Print what a crawl state holds: hosts, pages, models, queues, corpus, duplicates.
     Stats(StatsArgs),
+    /// Onion paragraph deduplication over existing corpora (JSONL, vertical, text), in the
+    /// order given: the first instance of a paragraph wins. Also merges several crawls.
+    Dedup(DedupArgs),
     /// Score a JSONL corpus against gold text (word-level P/R/F1, CleanEval style).
     Score(ScoreArgs),
     /// Evaluate extractors on the annotated sets (../shared/data): word, bag-of-words,
@@ -209,6 +212,26 @@ pub struct StatsArgs {
     /// Show this host's learned model (patterns and static noise keys).
     #[arg(long)]
     pub host: Option<String>,
+}
+
+/// `webcorpus dedup`.
+#[derive(Debug, clap::Args)]
+pub struct DedupArgs {
+    /// Input corpora, read in this order (.jsonl, .vert or .txt; all in one format).
+    #[arg(required = true)]
+    pub inputs: Vec<PathBuf>,
+    /// The deduplicated corpus, in the inputs' format.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// The inputs' format when their names do not tell it: jsonl, vert or txt.
+    #[arg(long)]
+    pub format: Option<crate::write::CorpusFormat>,
+    /// Configuration file ([dedup]: n, threshold, mode, Bloom filter size).
+    #[arg(long, default_value = "config.toml")]
+    pub config: PathBuf,
+    /// No progress bar.
+    #[arg(long)]
+    pub quiet: bool,
 }
 
 /// `webcorpus score`.

@@ -6,7 +6,7 @@
 use crate::crawl::fetch::NetConfig;
 use crate::crawl::politeness::PolitenessConfig;
 use crate::crawl::url::Scope;
-use crate::dedup::OnionParams;
+use crate::dedup::DedupConfig;
 use crate::domain::LearnParams;
 use crate::extract::{stoplist, ExtractorKind, JusTextParams};
 use crate::write::CorpusFormat;
@@ -59,8 +59,8 @@ pub struct Config {
     pub learn: LearnParams,
     /// `[justext]`: jusText thresholds.
     pub justext: JusTextParams,
-    /// `[dedup]`: Onion parameters.
-    pub dedup: OnionParams,
+    /// `[dedup]`: Onion parameters and the form of the seen n-gram set.
+    pub dedup: DedupConfig,
     /// `[tree_filter]`: the HTML-tree filter of `boilerpipe-tree`.
     pub tree_filter: crate::extract::tree_filter::TreeFilterParams,
     /// `[eval]`: evaluation data.
@@ -126,6 +126,20 @@ pub struct CrawlConfig {
     /// pages with no text of their own (wiki edit/history/special pages, comment-reply
     /// links, login pages). Default [`DEFAULT_EXCLUDE`].
     pub exclude: Vec<String>,
+    /// Links taken from one page at most (the rest are ignored). Default 10000.
+    pub max_links_per_page: usize,
+    /// Worker threads for decoding, parsing, extraction and learning; 0 = one per core.
+    /// Default 0.
+    pub workers: usize,
+    /// Fetched pages waiting for a worker at most; when full, no new request starts
+    /// (back-pressure). Default 64.
+    pub queue_pages: usize,
+    /// A group commit (one corpus fsync, one store batch) closes after this many pages...
+    /// Default 100.
+    pub commit_pages: usize,
+    /// ...or this long after its first page. Default 200ms.
+    #[serde(with = "humantime_serde")]
+    pub commit_interval: std::time::Duration,
 }
 
 /// URL substrings not followed by default: MediaWiki edit/history/permalink/special pages,
@@ -159,6 +173,11 @@ impl Default for CrawlConfig {
             max_pages_per_host: 100_000,
             max_parallel_hosts: 64,
             exclude: DEFAULT_EXCLUDE.iter().map(|s| s.to_string()).collect(),
+            max_links_per_page: 10_000,
+            workers: 0,
+            queue_pages: 64,
+            commit_pages: 100,
+            commit_interval: std::time::Duration::from_millis(200),
         }
     }
 }
@@ -167,6 +186,14 @@ impl CrawlConfig {
     /// True when links to `url` are not followed (`exclude`).
     pub fn is_excluded(&self, url: &str) -> bool {
         self.exclude.iter().any(|pattern| url.contains(pattern.as_str()))
+    }
+
+    /// Worker threads: `workers`, or one per core when 0.
+    pub fn worker_threads(&self) -> usize {
+        match self.workers {
+            0 => std::thread::available_parallelism().map_or(2, |n| n.get()),
+            n => n,
+        }
     }
 
     /// The configured language, `None` for automatic detection.
@@ -227,6 +254,21 @@ impl Config {
         if self.dedup.n == 0 {
             return Err(invalid("dedup.n", "must be at least 1".into()));
         }
+        if !(self.dedup.bloom_fp_rate > 0.0 && self.dedup.bloom_fp_rate < 1.0) {
+            return Err(invalid("dedup.bloom_fp_rate", format!("must be in (0, 1), got {}", self.dedup.bloom_fp_rate)));
+        }
+        if self.dedup.bloom_capacity == 0 {
+            return Err(invalid("dedup.bloom_capacity", "must be at least 1".into()));
+        }
+        for (key, value) in [
+            ("crawl.commit_pages", self.crawl.commit_pages),
+            ("crawl.queue_pages", self.crawl.queue_pages),
+            ("crawl.max_links_per_page", self.crawl.max_links_per_page),
+        ] {
+            if value == 0 {
+                return Err(invalid(key, "must be at least 1".into()));
+            }
+        }
         if self.crawl.max_parallel_hosts == 0 {
             return Err(invalid("crawl.max_parallel_hosts", "must be at least 1".into()));
         }
@@ -264,7 +306,7 @@ mod tests {
         assert_eq!(c.politeness.min_delay, PolitenessConfig::default().min_delay);
         assert_eq!(c.net.max_body_bytes, NetConfig::default().max_body_bytes);
         assert_eq!(c.crawl.exclude, CrawlConfig::default().exclude);
-        assert_eq!(c.dedup.n, OnionParams::default().n);
+        assert_eq!(c.dedup.n, crate::dedup::OnionParams::default().n);
         assert_eq!(c.learn.goldminer, crate::extract::goldminer::GoldMinerParams::default());
         assert!(c.crawl.is_excluded("https://awesomewm.org/w/index.php?title=X&action=edit"));
         assert_eq!(c.classify, ClassifyConfig::default());

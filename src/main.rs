@@ -7,8 +7,8 @@ use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
 use webcorpus::cli::{
-    Cli, Command, CrawlArgs, EvalArgs, ExtractArgs, ScoreArgs, StatsArgs, TrainBoilernetArgs, TrainClassifierArgs,
-    TrainCommand,
+    Cli, Command, CrawlArgs, DedupArgs, EvalArgs, ExtractArgs, ScoreArgs, StatsArgs, TrainBoilernetArgs,
+    TrainClassifierArgs, TrainCommand,
 };
 use webcorpus::config::Config;
 use webcorpus::crawl::stats::report;
@@ -17,7 +17,6 @@ use webcorpus::domain::{learn::learn, SamplePage};
 use webcorpus::extract::files::read_page;
 use webcorpus::extract::pipeline::ExtractSettings;
 use webcorpus::extract::ExtractorKind;
-use webcorpus::store::{CrawlState, SledStore};
 
 /// mimalloc: html5ever allocates a node, a tendril and attribute vectors per element, and the
 /// system allocator was about a tenth of the extraction time (`perf`, modern2026-dev).
@@ -62,6 +61,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Extract(args) => extract(args),
         Command::Stats(args) => stats(args),
         Command::Score(args) => score(args),
+        Command::Dedup(args) => dedup(args),
         Command::Eval(args) => eval(args),
         Command::Train(TrainCommand::Boilernet(args)) => train_boilernet(args),
         Command::Train(TrainCommand::Classifier(args)) => train_classifier(args),
@@ -189,8 +189,47 @@ fn stats(args: StatsArgs) -> Result<()> {
     if !args.state.exists() {
         bail!("no crawl state at {}", args.state.display());
     }
-    let state = CrawlState::open(Arc::new(SledStore::open(&args.state)?))?;
+    let state = webcorpus::store::open_state_dir(&args.state)?;
     print!("{}", report(&state, args.host.as_deref())?);
+    Ok(())
+}
+
+fn dedup(args: DedupArgs) -> Result<()> {
+    use webcorpus::dedup::corpus::{dedup_corpora, format_of};
+    let config = load_config(&args.config)?;
+    let format = match args.format {
+        Some(f) => f,
+        None => {
+            let first = format_of(&args.inputs[0])?;
+            for input in &args.inputs[1..] {
+                if format_of(input)? != first {
+                    bail!("{}: the inputs are in different formats", input.display());
+                }
+            }
+            first
+        }
+    };
+    let total: u64 = args.inputs.iter().filter_map(|p| std::fs::metadata(p).ok()).map(|m| m.len()).sum();
+    let bar = if args.quiet { indicatif::ProgressBar::hidden() } else { indicatif::ProgressBar::new(total) };
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{bar:40} {bytes}/{total_bytes} {bytes_per_sec} eta {eta}")
+            .expect("valid template"),
+    );
+    let s = dedup_corpora(&args.inputs, format, &args.out, &config.dedup, |read| bar.set_position(read))?;
+    bar.finish_and_clear();
+    println!(
+        "{} documents in, {} written to {}; {} paragraphs, {} duplicates dropped ({:.1} %); {} distinct n-grams; {:.1} MB of text in {:.2} s = {:.1} MB/s",
+        s.documents,
+        s.documents_kept,
+        args.out.display(),
+        s.paragraphs,
+        s.duplicates,
+        100.0 * s.duplicates as f64 / s.paragraphs.max(1) as f64,
+        s.ngrams,
+        s.text_bytes as f64 / 1e6,
+        s.seconds,
+        s.text_bytes as f64 / 1e6 / s.seconds.max(1e-9)
+    );
     Ok(())
 }
 

@@ -11,7 +11,6 @@ use support::site_server::{SiteRoot, SiteServer};
 use webcorpus::config::Config;
 use webcorpus::crawl::{run, CrawlOptions};
 use webcorpus::model::Record;
-use webcorpus::store::{CrawlState, SledStore};
 
 const GOOD: &str = "The council met on Tuesday evening to discuss the new budget for the public library, \
     and after a long debate the members agreed that the opening hours should be extended in the winter, \
@@ -69,7 +68,7 @@ async fn bad_pages_and_hosts_are_counted_and_the_crawl_goes_on() {
     assert_eq!(c.discards.get("not_html"), Some(&1), "{c:?}");
     assert_eq!(c.discards.get("body_too_large"), Some(&1), "{c:?}");
     assert_eq!(c.discards.get("http_404"), Some(&1), "{c:?}");
-    let state = CrawlState::open(Arc::new(SledStore::open(&tmp.path().join("state")).unwrap())).unwrap();
+    let state = webcorpus::store::open_state_dir(&tmp.path().join("state")).unwrap();
     assert!(state.host("unreachable.test").unwrap().unwrap().dead, "the unreachable host is given up");
     let corpus = std::fs::read_to_string(tmp.path().join("corpus/corpus.jsonl")).unwrap();
     let records: Vec<Record> = corpus.lines().map(|l| serde_json::from_str(l).unwrap()).collect();

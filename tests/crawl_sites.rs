@@ -7,7 +7,6 @@ mod support;
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
-use std::sync::Arc;
 use std::time::Duration;
 use support::site_server::{shared_sites, SiteServer};
 use url::Url;
@@ -15,7 +14,7 @@ use webcorpus::config::Config;
 use webcorpus::crawl::{run, CrawlOptions};
 use webcorpus::html::{decode_html, segment, Document};
 use webcorpus::model::Record;
-use webcorpus::store::{CrawlState, HostPhase, SledStore};
+use webcorpus::store::HostPhase;
 
 const HOSTS: [&str; 5] =
     ["www.freepressokc.com", "www.paraguayos.org", "hidemiyoshi.jp", "awesomewm.org", "www-cs.stanford.edu"];
@@ -189,7 +188,7 @@ async fn crawl_five_real_sites_over_loopback() {
         }
     }
     // One model learned per site.
-    let state = CrawlState::open(Arc::new(SledStore::open(&tmp.path().join("state")).unwrap())).unwrap();
+    let state = webcorpus::store::open_state_dir(&tmp.path().join("state")).unwrap();
     for host in HOSTS {
         let rec = state.host(host).unwrap().unwrap();
         assert_eq!(rec.phase, HostPhase::Learned, "{host}");

@@ -1,26 +1,33 @@
 //! The crawler. The principal function is [`run`]: seeds in, corpus out, all state in the
-//! store so that a killed crawl resumes where it stopped.
+//! store so that a killed crawl resumes where it stopped. It is three stages
+//! (ARCHITECTURE.md, "The crawl engine"):
 //!
-//! Pieces, in pipeline order: [`url`] (normalisation, scope, seeds), [`robots`] (robots.txt),
-//! [`politeness`] (per-host delay, back-off), [`fetch`] (reqwest), [`task`] (one request plus
-//! its CPU work), [`scheduler`] (hosts, learning, the main loop), [`sink`] (dedup, corpus
-//! writer, atomic commits), [`progress`] (indicatif).
+//! - [`dispatch`]: the async scheduler — hosts by due time ([`hosts`]), robots.txt
+//!   ([`robots`]), politeness ([`politeness`]), fetches ([`fetch`], reqwest), URLs ([`url`]);
+//! - [`workers`]: a thread pool for decoding, parsing, extraction and learning;
+//! - [`committer`]: the single writer — Onion dedup in memory, the corpus, group commits.
+//!
+//! They talk through bounded queues ([`messages`]); [`progress`] draws the live counters and
+//! [`stats`] reports on a state.
 
+pub mod committer;
+pub mod dispatch;
 pub mod fetch;
+pub mod hosts;
+pub mod messages;
 pub mod politeness;
 pub mod progress;
 pub mod robots;
-pub mod scheduler;
-pub mod sink;
+mod run;
 pub mod stats;
-pub mod task;
 pub mod url;
+pub mod workers;
 
 use crate::config::Config;
 use crate::store::{Counters, StoreError};
 use std::path::PathBuf;
 
-pub use scheduler::run;
+pub use run::run;
 
 /// Errors that stop a crawl. A bad page never does: it is a counted discard.
 #[derive(Debug, thiserror::Error)]
@@ -31,9 +38,15 @@ pub enum CrawlError {
     /// The corpus could not be written.
     #[error(transparent)]
     Write(#[from] crate::write::WriteError),
-    /// Dedup failed (it reads the store).
+    /// Dedup failed.
     #[error(transparent)]
     Dedup(#[from] crate::dedup::DedupError),
+    /// Onion's hash log could not be read or written.
+    #[error(transparent)]
+    HashLog(#[from] crate::dedup::log::HashLogError),
+    /// The committer stopped on an error (its message).
+    #[error("committer: {0}")]
+    Committer(String),
     /// The configured page classifier model could not be loaded.
     #[error(transparent)]
     Classify(#[from] crate::classify::ClassifyError),

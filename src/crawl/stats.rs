@@ -77,7 +77,7 @@ pub fn report(state: &CrawlState, host: Option<&str>) -> Result<String, StoreErr
         article_share(c.articles, c.others)
     );
     let _ = writeln!(out, "duplicate paragraphs dropped (Onion): {}", c.duplicate_paragraphs);
-    let _ = writeln!(out, "dedup hashes stored: {}", state.hash_count()?);
+    let _ = writeln!(out, "dedup n-grams stored: {}", state.hash_log_len()? / 8);
     let _ = writeln!(out, "corpus bytes committed: {}", state.corpus_offset()?);
     let _ = writeln!(out, "discards by reason: {:?}", c.discards);
     Ok(out)

@@ -10,15 +10,21 @@
 //! record and the corpus offset (ARCHITECTURE.md, "Crash safety"), so a crash never leaves
 //! hashes for text that was not written.
 
+pub mod corpus;
+pub mod log;
+pub mod seen;
 pub mod shingle;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 use serde::{Deserialize, Serialize};
 
 use crate::model::Paragraph;
 
-pub use shingle::shingle_hashes;
+pub use seen::{SeenMode, SeenParams, SeenSet};
+pub use shingle::{shingle_hashes, Shingler};
+
+use seen::HashValueSet;
 
 /// Errors of the dedup stage. Only the hash lookup can fail.
 #[derive(Debug, thiserror::Error)]
@@ -78,6 +84,57 @@ impl OnionParams {
     }
 }
 
+/// The `[dedup]` table of the config: Onion's parameters and the form of the seen n-gram set
+/// (see [`seen`]).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct DedupConfig {
+    /// Words per n-gram. Default 7 (Onion, Pomikálek 2011).
+    pub n: usize,
+    /// Duplicate when more than this share of a paragraph's n-grams were seen. Default 0.5.
+    pub threshold: f64,
+    /// `auto` (default), `exact` or `bloom`.
+    pub mode: SeenMode,
+    /// `auto`: distinct n-grams held exactly before the Bloom filter. Default 20,000,000
+    /// (about 320 MB).
+    pub exact_max_ngrams: u64,
+    /// Bloom filter capacity, distinct n-grams. Default 200,000,000 (480 MB at 1e-4).
+    pub bloom_capacity: u64,
+    /// Bloom filter false-positive rate at capacity. Default 1e-4.
+    pub bloom_fp_rate: f64,
+}
+
+impl Default for DedupConfig {
+    fn default() -> Self {
+        let onion = OnionParams::default();
+        DedupConfig {
+            n: onion.n,
+            threshold: onion.threshold,
+            mode: SeenMode::Auto,
+            exact_max_ngrams: 20_000_000,
+            bloom_capacity: 200_000_000,
+            bloom_fp_rate: 1e-4,
+        }
+    }
+}
+
+impl DedupConfig {
+    /// Onion's parameters.
+    pub fn onion(&self) -> OnionParams {
+        OnionParams { n: self.n, threshold: self.threshold }
+    }
+
+    /// The seen set's sizing.
+    pub fn seen_params(&self) -> SeenParams {
+        SeenParams {
+            mode: self.mode,
+            exact_max_ngrams: self.exact_max_ngrams,
+            bloom_capacity: self.bloom_capacity,
+            bloom_fp_rate: self.bloom_fp_rate,
+        }
+    }
+}
+
 /// The set of n-gram hashes already in the corpus. The crawler backs it by the sled store;
 /// tests use the in-memory `HashSet<u64>` implementation.
 pub trait SeenHashes {
@@ -98,6 +155,8 @@ pub struct DedupOutcome {
     pub kept: Vec<Paragraph>,
     /// How many paragraphs were dropped as duplicates.
     pub dropped: usize,
+    /// One flag per input paragraph: kept (true) or dropped.
+    pub kept_mask: Vec<bool>,
     /// The distinct hashes of the kept paragraphs that were not in the store, in first-seen
     /// order: the crawler commits them with the record.
     pub new_hashes: Vec<u64>,
@@ -141,41 +200,61 @@ impl Onion {
     /// punctuation only is deduplicated as a whole (see [`Onion::hashes`]).
     /// Each distinct hash is looked up in `seen` at most once. Errors: the lookup's.
     pub fn filter(&self, paragraphs: &[Paragraph], seen: &dyn SeenHashes) -> Result<DedupOutcome, DedupError> {
-        // hash -> was it in the store; cached so the store sees each hash once.
-        let mut in_store: HashMap<u64, bool> = HashMap::new();
-        // Hashes of kept paragraphs of this document.
-        let mut in_doc: HashSet<u64> = HashSet::new();
-        let mut outcome = DedupOutcome { kept: Vec::new(), dropped: 0, new_hashes: Vec::new() };
+        let mut shingler = Shingler::default();
+        self.filter_with(&mut shingler, paragraphs, seen)
+    }
+
+    /// [`Onion::filter`] with a caller's [`Shingler`] (reused across documents: no
+    /// allocation per word or per document in the hot loop).
+    pub fn filter_with(
+        &self,
+        shingler: &mut Shingler,
+        paragraphs: &[Paragraph],
+        seen: &dyn SeenHashes,
+    ) -> Result<DedupOutcome, DedupError> {
+        // Hashes of this document that were in `seen`, and hashes of its kept paragraphs.
+        let mut in_store = HashValueSet::default();
+        let mut in_doc = HashValueSet::default();
+        let mut outcome = DedupOutcome {
+            kept: Vec::new(),
+            dropped: 0,
+            kept_mask: Vec::with_capacity(paragraphs.len()),
+            new_hashes: Vec::new(),
+        };
+        let mut hashes = Vec::new();
         for paragraph in paragraphs {
-            let hashes = self.hashes(&paragraph.text);
+            hashes.clear();
+            self.hashes_into(shingler, &paragraph.text, &mut hashes);
             let mut seen_count = 0usize;
             for &h in &hashes {
-                let stored = match in_store.get(&h) {
-                    Some(&stored) => stored,
-                    None => {
-                        let stored = seen.contains(h)?;
-                        in_store.insert(h, stored);
-                        stored
-                    }
-                };
-                if stored || in_doc.contains(&h) {
+                if in_doc.contains(&h) || in_store.contains(&h) {
+                    seen_count += 1;
+                } else if seen.contains(h)? {
+                    in_store.insert(h);
                     seen_count += 1;
                 }
             }
             let duplicate = !hashes.is_empty() && seen_count as f64 / hashes.len() as f64 > self.params.threshold;
+            outcome.kept_mask.push(!duplicate);
             if duplicate {
                 outcome.dropped += 1;
                 continue;
             }
             for &h in &hashes {
-                let stored = in_store.get(&h).copied().unwrap_or(false);
-                if in_doc.insert(h) && !stored {
+                if !in_store.contains(&h) && in_doc.insert(h) {
                     outcome.new_hashes.push(h);
                 }
             }
             outcome.kept.push(paragraph.clone());
         }
         Ok(outcome)
+    }
+
+    fn hashes_into(&self, shingler: &mut Shingler, text: &str, out: &mut Vec<u64>) {
+        shingler.hashes_into(text, self.params.n, out);
+        if out.is_empty() && !text.trim().is_empty() {
+            out.extend(self.hashes(text));
+        }
     }
 }
 

@@ -53,27 +53,56 @@ fn is_combining_mark(c: char) -> bool {
 ///   (a heading, a "Read more" line) deduplicates as a whole;
 /// - no words (or `n == 0`) give no hashes.
 pub fn shingle_hashes(text: &str, n: usize) -> Vec<u64> {
-    let words = normalized_words(text);
-    if words.is_empty() || n == 0 {
-        return Vec::new();
-    }
-    if words.len() < n {
-        return vec![xxh3_64(words.join(" ").as_bytes())];
-    }
-    let mut buf = String::new();
-    words
-        .windows(n)
-        .map(|gram| {
-            buf.clear();
-            for (i, w) in gram.iter().enumerate() {
-                if i > 0 {
-                    buf.push(' ');
-                }
-                buf.push_str(w);
+    let mut out = Vec::new();
+    Shingler::default().hashes_into(text, n, &mut out);
+    out
+}
+
+/// [`shingle_hashes`] without allocation per word: the normalised words are written once into
+/// one buffer, separated by single spaces, and every n-gram is hashed as a slice of it. Keep
+/// one per thread and reuse it; the hashes are exactly those of [`shingle_hashes`].
+#[derive(Debug, Default)]
+pub struct Shingler {
+    buf: String,
+    /// Byte offset of each word's start in `buf`.
+    starts: Vec<usize>,
+}
+
+impl Shingler {
+    /// Append the n-gram hashes of `text` to `out` (rules of [`shingle_hashes`]).
+    pub fn hashes_into(&mut self, text: &str, n: usize, out: &mut Vec<u64>) {
+        self.buf.clear();
+        self.starts.clear();
+        for token in text.split_whitespace() {
+            let core = token.trim_matches(|c: char| !is_word_char(c));
+            if core.is_empty() {
+                continue;
             }
-            xxh3_64(buf.as_bytes())
-        })
-        .collect()
+            if !self.buf.is_empty() {
+                self.buf.push(' ');
+            }
+            self.starts.push(self.buf.len());
+            if core.is_ascii() {
+                self.buf.extend(core.bytes().map(|b| b.to_ascii_lowercase() as char));
+            } else {
+                for c in core.chars() {
+                    self.buf.extend(c.to_lowercase());
+                }
+            }
+        }
+        let m = self.starts.len();
+        if m == 0 || n == 0 {
+            return;
+        }
+        if m < n {
+            out.push(xxh3_64(self.buf.as_bytes()));
+            return;
+        }
+        for i in 0..=m - n {
+            let end = if i + n < m { self.starts[i + n] - 1 } else { self.buf.len() };
+            out.push(xxh3_64(&self.buf.as_bytes()[self.starts[i]..end]));
+        }
+    }
 }
 
 #[cfg(test)]
@@ -105,6 +134,21 @@ mod tests {
         assert!(shingle_hashes("", 7).is_empty());
         assert!(shingle_hashes("  – • ", 7).is_empty());
         assert!(shingle_hashes("some words", 0).is_empty());
+    }
+
+    /// The buffer-slicing shingler hashes exactly the joined normalised words.
+    #[test]
+    fn shingler_matches_joined_words() {
+        let text = "  Ünïcode, ÉTÉ – don't (3.5) stop «here» now, ok? the end of it all İstanbul";
+        let words = normalized_words(text);
+        for n in 1..=9 {
+            let expected: Vec<u64> = if words.len() < n {
+                vec![xxh3_64(words.join(" ").as_bytes())]
+            } else {
+                words.windows(n).map(|g| xxh3_64(g.join(" ").as_bytes())).collect()
+            };
+            assert_eq!(shingle_hashes(text, n), expected, "n = {n}");
+        }
     }
 
     #[test]

@@ -41,6 +41,9 @@ pub enum ExtractError {
     /// The BoilerNet model configured by `[boilernet] model` could not be loaded.
     #[error("boilernet model: {0}")]
     Model(String),
+    /// The extractor panicked on the page (a bug; the page is discarded, the crawl goes on).
+    #[error("the extractor panicked on the page")]
+    Panicked,
     /// An extractor returned a label count that does not match the block count (a bug).
     #[error("extractor {extractor} returned {labels} labels for {blocks} blocks")]
     LabelCount {

@@ -37,6 +37,17 @@ impl Store for MemoryStore {
             .collect())
     }
 
+    fn scan_from(&self, prefix: &[u8], from: &[u8], limit: usize) -> Result<Entries, StoreError> {
+        let start = if from > prefix { from } else { prefix };
+        Ok(self
+            .map()
+            .range(start.to_vec()..)
+            .take_while(|(k, _)| k.starts_with(prefix))
+            .take(limit)
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect())
+    }
+
     fn count_prefix(&self, prefix: &[u8]) -> Result<usize, StoreError> {
         Ok(self.map().range(prefix.to_vec()..).take_while(|(k, _)| k.starts_with(prefix)).count())
     }

@@ -14,9 +14,30 @@ mod state;
 
 pub use memory::MemoryStore;
 pub use sled_store::SledStore;
-pub use state::{Counters, CrawlState, FrontierEntry, HostPhase, HostRecord, SampledPage, StateBatch};
+pub use state::{Counters, CrawlState, FrontierEntry, HostPhase, HostRecord, SampledPage, StateBatch, STATE_VERSION};
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// The sled database inside a state directory (`<state_dir>/sled`); the directory also holds
+/// Onion's hash log (`<state_dir>/onion.log`).
+pub fn sled_dir(state_dir: &Path) -> PathBuf {
+    state_dir.join("sled")
+}
+
+/// Open the crawl state in `state_dir` (created when missing), checking its format version.
+///
+/// # Errors
+/// [`StoreError::Version`] for a state of another layout (a sled database directly in
+/// `state_dir` is version 1); [`StoreError::Sled`] when sled cannot open it (locked by a
+/// running crawl, corrupt, I/O).
+pub fn open_state_dir(state_dir: &Path) -> Result<CrawlState, StoreError> {
+    if state_dir.join("conf").exists() && !sled_dir(state_dir).exists() {
+        return Err(StoreError::Version { path: state_dir.to_path_buf(), found: 1, expected: STATE_VERSION });
+    }
+    let store = Arc::new(SledStore::open(&sled_dir(state_dir))?);
+    CrawlState::open_at(store, state_dir)
+}
 
 /// Errors of the store.
 #[derive(Debug, thiserror::Error)]
@@ -28,6 +49,16 @@ pub enum StoreError {
         path: PathBuf,
         /// sled's error.
         source: sled::Error,
+    },
+    /// The state was written by another version of webcorpus's state layout.
+    #[error("state at {path} has state format version {found}, this webcorpus reads version {expected}; finish that crawl with the webcorpus that started it, or start a new state directory")]
+    Version {
+        /// The state directory.
+        path: PathBuf,
+        /// The version found (1: the layout before versions were stored).
+        found: u32,
+        /// The version this build reads and writes.
+        expected: u32,
     },
     /// A stored value could not be decoded.
     #[error("state store: bad value under key {key}: {reason}")]
@@ -77,6 +108,9 @@ pub trait Store: Send + Sync {
     fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, StoreError>;
     /// Up to `limit` entries whose key starts with `prefix`, in key order.
     fn scan_prefix(&self, prefix: &[u8], limit: usize) -> Result<Entries, StoreError>;
+    /// Up to `limit` entries whose key starts with `prefix` and is at least `from`, in key
+    /// order (a window of a queue, read without scanning its head).
+    fn scan_from(&self, prefix: &[u8], from: &[u8], limit: usize) -> Result<Entries, StoreError>;
     /// Number of keys that start with `prefix` (a scan; for stats, not hot paths).
     fn count_prefix(&self, prefix: &[u8]) -> Result<usize, StoreError>;
     /// Apply all writes of `batch` atomically.

@@ -50,6 +50,19 @@ impl Store for SledStore {
         Ok(out)
     }
 
+    fn scan_from(&self, prefix: &[u8], from: &[u8], limit: usize) -> Result<Entries, StoreError> {
+        let start = if from > prefix { from } else { prefix };
+        let mut out = Vec::new();
+        for item in self.db.range(start..) {
+            let (k, v) = item.map_err(|e| self.err(e))?;
+            if !k.starts_with(prefix) || out.len() >= limit {
+                break;
+            }
+            out.push((k.to_vec(), v.to_vec()));
+        }
+        Ok(out)
+    }
+
     fn count_prefix(&self, prefix: &[u8]) -> Result<usize, StoreError> {
         let mut n = 0;
         for item in self.db.scan_prefix(prefix).keys() {

@@ -4,10 +4,12 @@
 //!
 //! Key layout (one ordered keyspace, prefixes):
 //! `f/<host>\0<seq>` frontier entry · `s/<xxh3-128(url)>` seen URL · `h/<host>` host record ·
-//! `r/<host>` robots.txt entry · `p/<host>\0<seq>` sampled page · `w/<host>\0<seq>` sampled page
-//! written · `m/<host>` domain model · `d/<xxh3-64>` Onion n-gram hash · `meta/…` corpus
-//! offset, format, counters, sequence. Sequence numbers are big-endian so keys sort in crawl
-//! order: a host's frontier is a FIFO read with one prefix scan, never held in memory.
+//! `r/<host>` robots.txt entry · `p/<host>\0<seq>` a page waiting for its host's model (the
+//! sample, and pages fetched while the model is being learned; deleted in the batch that
+//! writes its record) · `m/<host>` domain model · `meta/…` state format version, corpus
+//! offset and format, Onion hash-log length, counters, sequence. Sequence numbers are
+//! big-endian so keys sort in crawl order: a host's frontier is a FIFO read in small windows
+//! ([`CrawlState::frontier_window`]), never held in memory.
 
 use super::{Batch, Store, StoreError};
 use serde::de::DeserializeOwned;
@@ -54,8 +56,12 @@ pub struct HostRecord {
     pub enqueued: u64,
     /// Pages requested and answered (any status).
     pub fetched: u64,
-    /// HTML pages kept in the sample.
+    /// HTML pages kept in the sample (at most `sample_size`).
     pub sampled: u64,
+    /// Pages stored in the state waiting for the host's model (sample included), not written
+    /// yet.
+    #[serde(default)]
+    pub waiting: u64,
     /// Corpus records written.
     pub written: u64,
     /// Pages that produced no record, by reason.
@@ -78,7 +84,8 @@ impl HostRecord {
     }
 }
 
-/// A page kept for learning (the first `sample_size` HTML pages of a host).
+/// A page kept in the state until its host's model is there: the first `sample_size` HTML
+/// pages of a host (its sample) and pages fetched while the model is learned.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SampledPage {
     /// Sequence number (key suffix).
@@ -125,7 +132,12 @@ pub struct CrawlState {
     next_seq: Arc<AtomicU64>,
 }
 
+/// The state format version this build reads and writes (checked by [`CrawlState::open`]).
+pub const STATE_VERSION: u32 = 2;
+
+const VERSION: &[u8] = b"meta/version";
 const SEQ: &[u8] = b"meta/seq";
+const HASHLOG: &[u8] = b"meta/hashlog";
 const OFFSET: &[u8] = b"meta/offset";
 const FORMAT: &[u8] = b"meta/format";
 const COUNTERS: &[u8] = b"meta/counters";
@@ -157,12 +169,6 @@ fn seen_key(url: &str) -> Vec<u8> {
     k
 }
 
-fn dedup_key(hash: u64) -> Vec<u8> {
-    let mut k = b"d/".to_vec();
-    k.extend_from_slice(&hash.to_be_bytes());
-    k
-}
-
 fn decode<T: DeserializeOwned>(key: &[u8], value: &[u8]) -> Result<T, StoreError> {
     serde_json::from_slice(value)
         .map_err(|e| StoreError::Corrupt { key: String::from_utf8_lossy(key).into_owned(), reason: e.to_string() })
@@ -173,7 +179,27 @@ fn encode<T: Serialize>(value: &T) -> Vec<u8> {
 }
 
 impl CrawlState {
-    /// Wrap a store, reading the sequence counter.
+    /// Wrap a store, reading the sequence counter. A new store gets [`STATE_VERSION`]; a
+    /// store of another version is [`StoreError::Version`] (`path` names it in the error).
+    pub fn open_at(store: Arc<dyn Store>, path: &std::path::Path) -> Result<CrawlState, StoreError> {
+        let found = match store.get(VERSION)? {
+            Some(v) if v.len() == 4 => u32::from_be_bytes(v.try_into().expect("4 bytes")),
+            Some(_) => 0,
+            None if store.get(SEQ)?.is_some() => 1,
+            None => {
+                let mut b = Batch::default();
+                b.put(VERSION, STATE_VERSION.to_be_bytes().to_vec());
+                store.apply(b)?;
+                STATE_VERSION
+            }
+        };
+        if found != STATE_VERSION {
+            return Err(StoreError::Version { path: path.to_path_buf(), found, expected: STATE_VERSION });
+        }
+        CrawlState::open(store)
+    }
+
+    /// Wrap a store without a version check (tests, tools that only read).
     pub fn open(store: Arc<dyn Store>) -> Result<CrawlState, StoreError> {
         let seq = match store.get(SEQ)? {
             Some(v) if v.len() == 8 => u64::from_be_bytes(v.try_into().expect("8 bytes")),
@@ -212,6 +238,14 @@ impl CrawlState {
         }
     }
 
+    /// Up to `limit` frontier entries of `host` with a sequence number of at least `from`, in
+    /// FIFO order: the scheduler's window on a queue that stays on disk.
+    pub fn frontier_window(&self, host: &str, from: u64, limit: usize) -> Result<Vec<FrontierEntry>, StoreError> {
+        let prefix = host_key("f/", host);
+        let start = seq_key("f/", host, from);
+        self.store.scan_from(&prefix, &start, limit)?.iter().map(|(k, v)| decode(k, v)).collect()
+    }
+
     /// Number of queued URLs of `host` (a scan).
     pub fn frontier_len(&self, host: &str) -> Result<usize, StoreError> {
         self.store.count_prefix(&host_key("f/", host))
@@ -220,6 +254,13 @@ impl CrawlState {
     /// Number of queued URLs over all hosts (a scan).
     pub fn frontier_total(&self) -> Result<usize, StoreError> {
         self.store.count_prefix(b"f/")
+    }
+
+    /// The seen-set identity of `url` (xxh3-128 without the scheme): equal for two URLs
+    /// exactly when [`CrawlState::is_seen`] treats them as one page.
+    pub fn url_identity(url: &str) -> u128 {
+        let without_scheme = url.split_once("://").map_or(url, |(_, rest)| rest);
+        xxhash_rust::xxh3::xxh3_128(without_scheme.as_bytes())
     }
 
     /// True when `url` was ever put on the frontier.
@@ -242,14 +283,10 @@ impl CrawlState {
         self.get_json(&plain_key("r/", host))
     }
 
-    /// The sampled pages of `host`, in crawl order.
-    pub fn samples(&self, host: &str) -> Result<Vec<SampledPage>, StoreError> {
-        self.store.scan_prefix(&host_key("p/", host), usize::MAX)?.iter().map(|(k, v)| decode(k, v)).collect()
-    }
-
-    /// True when sampled page `seq` of `host` has been extracted and its outcome committed.
-    pub fn sample_written(&self, host: &str, seq: u64) -> Result<bool, StoreError> {
-        Ok(self.store.get(&seq_key("w/", host, seq))?.is_some())
+    /// Up to `limit` of the pages of `host` waiting for its model, in crawl order (the first
+    /// `sample_size` are its sample).
+    pub fn waiting_pages(&self, host: &str, limit: usize) -> Result<Vec<SampledPage>, StoreError> {
+        self.store.scan_prefix(&host_key("p/", host), limit)?.iter().map(|(k, v)| decode(k, v)).collect()
     }
 
     /// The learned model of `host`, as stored.
@@ -257,14 +294,12 @@ impl CrawlState {
         self.get_json(&plain_key("m/", host))
     }
 
-    /// True when the Onion n-gram `hash` was committed before.
-    pub fn has_hash(&self, hash: u64) -> Result<bool, StoreError> {
-        Ok(self.store.get(&dedup_key(hash))?.is_some())
-    }
-
-    /// Number of stored Onion hashes (a scan).
-    pub fn hash_count(&self) -> Result<usize, StoreError> {
-        self.store.count_prefix(b"d/")
+    /// The committed length of Onion's hash log, bytes (8 per distinct n-gram).
+    pub fn hash_log_len(&self) -> Result<u64, StoreError> {
+        Ok(match self.store.get(HASHLOG)? {
+            Some(v) if v.len() == 8 => u64::from_be_bytes(v.try_into().expect("8 bytes")),
+            _ => 0,
+        })
     }
 
     /// The committed corpus byte offset (0 for a new crawl).
@@ -328,14 +363,14 @@ impl StateBatch {
         self.batch.put(plain_key("r/", host), encode(entry));
     }
 
-    /// Keep `page` in `host`'s sample.
-    pub fn put_sample(&mut self, host: &str, page: &SampledPage) {
+    /// Keep `page` in the state until `host`'s model is there.
+    pub fn put_waiting(&mut self, host: &str, page: &SampledPage) {
         self.batch.put(seq_key("p/", host, page.seq), encode(page));
     }
 
-    /// Mark sampled page `seq` of `host` as extracted and committed.
-    pub fn mark_sample_written(&mut self, host: &str, seq: u64) {
-        self.batch.put(seq_key("w/", host, seq), Vec::new());
+    /// Delete waiting page `seq` of `host` (its outcome is in this batch).
+    pub fn delete_waiting(&mut self, host: &str, seq: u64) {
+        self.batch.delete(seq_key("p/", host, seq));
     }
 
     /// Store the learned model of `host`.
@@ -343,11 +378,19 @@ impl StateBatch {
         self.batch.put(plain_key("m/", host), encode(model));
     }
 
-    /// Record Onion n-gram hashes of written paragraphs.
-    pub fn add_hashes(&mut self, hashes: &[u64]) {
-        for h in hashes {
-            self.batch.put(dedup_key(*h), Vec::new());
-        }
+    /// Record the synced length of Onion's hash log.
+    pub fn set_hash_log_len(&mut self, len: u64) {
+        self.batch.put(HASHLOG, len.to_be_bytes().to_vec());
+    }
+
+    /// Number of writes so far.
+    pub fn len(&self) -> usize {
+        self.batch.len()
+    }
+
+    /// True when nothing is written.
+    pub fn is_empty(&self) -> bool {
+        self.batch.is_empty()
     }
 
     /// Record the corpus byte offset after the last flushed record, and its format.
@@ -372,7 +415,7 @@ mod tests {
         let s1 = b.push_frontier("a.org", FrontierEntry { url: "http://a.org/1".into(), depth: 0, seq: 0 });
         b.push_frontier("a.org", FrontierEntry { url: "http://a.org/2".into(), depth: 1, seq: 0 });
         b.push_frontier("a.org:8080", FrontierEntry { url: "http://a.org:8080/x".into(), depth: 0, seq: 0 });
-        b.add_hashes(&[7, 9]);
+        b.set_hash_log_len(16);
         b.set_corpus_offset(123, "jsonl");
         state.commit(b).unwrap();
         assert_eq!(state.frontier_head("a.org").unwrap().unwrap().url, "http://a.org/1");
@@ -380,7 +423,10 @@ mod tests {
         assert!(state.is_seen("http://a.org/2").unwrap());
         assert!(!state.is_seen("http://a.org/3").unwrap());
         assert!(state.is_seen("https://a.org/2").unwrap(), "http and https forms are one page");
-        assert!(state.has_hash(9).unwrap() && !state.has_hash(8).unwrap());
+        assert_eq!(state.hash_log_len().unwrap(), 16);
+        let window = state.frontier_window("a.org", s1 + 1, 8).unwrap();
+        assert_eq!(window.len(), 1, "the window starts at the given sequence number");
+        assert_eq!(window[0].url, "http://a.org/2");
         assert_eq!(state.corpus_offset().unwrap(), 123);
         let mut b = state.batch();
         b.pop_frontier("a.org", s1);

@@ -150,8 +150,19 @@ pub trait CorpusWriter {
     /// Append one record, flush it to the OS and `sync_data` it; return the byte offset after
     /// it — the offset the crawler may commit. On an error nothing of the record stays in the
     /// file (a partial write is truncated away, best effort) and the offset is unchanged.
-    fn write(&mut self, r: &Record) -> Result<u64, WriteError>;
-    /// The byte offset after the last record written (= the file length).
+    fn write(&mut self, r: &Record) -> Result<u64, WriteError> {
+        self.append(r)?;
+        self.sync()
+    }
+    /// Render one record into the writer's buffer (a group commit's records are written and
+    /// synced together by [`CorpusWriter::sync`]); returns the byte offset after it once
+    /// synced. On an error the record is not in the buffer.
+    fn append(&mut self, r: &Record) -> Result<u64, WriteError>;
+    /// Write the buffered records, `sync_data` the file and return its length — the offset
+    /// the crawler may commit. On an error the file is cut back to its last synced length
+    /// (best effort) and the buffered records are dropped.
+    fn sync(&mut self) -> Result<u64, WriteError>;
+    /// The byte offset after the last record appended (synced or not).
     fn offset(&self) -> u64;
     /// The corpus file.
     fn path(&self) -> &Path;
@@ -179,6 +190,7 @@ pub struct FileWriter {
     path: PathBuf,
     file: File,
     offset: u64,
+    synced: u64,
     buf: Vec<u8>,
 }
 
@@ -215,7 +227,7 @@ impl FileWriter {
             // Make the new directory entry durable too.
             File::open(dir).and_then(|d| d.sync_all()).map_err(io_err(dir, "sync directory"))?;
         }
-        Ok(FileWriter { format, path, file, offset: committed_offset, buf: Vec::new() })
+        Ok(FileWriter { format, path, file, offset: committed_offset, synced: committed_offset, buf: Vec::new() })
     }
 
     /// The format written.
@@ -223,7 +235,7 @@ impl FileWriter {
         self.format
     }
 
-    fn append(&mut self) -> std::io::Result<()> {
+    fn write_buffer(&mut self) -> std::io::Result<()> {
         self.file.write_all(&self.buf)?;
         self.file.flush()?;
         self.file.sync_data()
@@ -231,20 +243,30 @@ impl FileWriter {
 }
 
 impl CorpusWriter for FileWriter {
-    fn write(&mut self, r: &Record) -> Result<u64, WriteError> {
+    fn append(&mut self, r: &Record) -> Result<u64, WriteError> {
+        let before = self.buf.len();
+        if let Err(source) = self.format.render(r, &mut self.buf) {
+            self.buf.truncate(before);
+            return Err(WriteError::Serialize { path: self.path.clone(), url: r.url.clone(), source });
+        }
+        self.offset += (self.buf.len() - before) as u64;
+        Ok(self.offset)
+    }
+
+    fn sync(&mut self) -> Result<u64, WriteError> {
+        if self.buf.is_empty() {
+            return Ok(self.synced);
+        }
+        let result = self.write_buffer();
         self.buf.clear();
-        self.format.render(r, &mut self.buf).map_err(|source| WriteError::Serialize {
-            path: self.path.clone(),
-            url: r.url.clone(),
-            source,
-        })?;
-        if let Err(source) = self.append() {
-            // Roll back a partial record so the next write starts at a record boundary.
-            let _ = self.file.set_len(self.offset);
+        if let Err(source) = result {
+            // Roll back partial records so the next write starts at a record boundary.
+            let _ = self.file.set_len(self.synced);
+            self.offset = self.synced;
             return Err(WriteError::Io { path: self.path.clone(), op: "write", source });
         }
-        self.offset += self.buf.len() as u64;
-        Ok(self.offset)
+        self.synced = self.offset;
+        Ok(self.synced)
     }
 
     fn offset(&self) -> u64 {

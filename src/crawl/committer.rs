@@ -1,0 +1,644 @@
+//! [`Committer`]: the crawl's single writer (ARCHITECTURE.md, "The crawl engine"). It owns,
+//! privately, Onion's seen n-gram set and hash log, the corpus writer, the host records and
+//! every write to the store, and runs on its own thread. Steps per message:
+//!
+//! 1. a page outcome is put in its host's fetch order (tickets), then applied: frontier entry
+//!    done, links queued (seen set, scope, depth and per-host caps), and either the page kept
+//!    in the state until the host's model is there, or its extraction deduplicated (Onion,
+//!    in memory) and its record appended;
+//! 2. a group commit — after `commit_pages` pages or `commit_interval` — syncs the corpus and
+//!    the hash log once, then applies one store batch with their lengths, the host records and
+//!    the counters (crash safety holds per group: on resume both files are cut back to the
+//!    committed lengths and the group's pages are fetched again);
+//! 3. after the commit, dispatch hears which pages are durable and which hosts have new
+//!    work, and the learn and drain jobs the group asked for go to the worker pool.
+//!
+//! A host's sample fills → learn job; the model → drain job (its waiting pages extracted in
+//! crawl order), while later pages of that host wait in memory until the drain is done, so
+//! the corpus keeps fetch order within a host whatever the worker timing.
+
+use crate::classify::{PageClass, PageType};
+use crate::config::Config;
+use crate::crawl::messages::{CommitMsg, Discard, Event, PageContent, PageDone, PageResult, WaitingDone, WorkItem};
+use crate::crawl::url::{host_key, in_scope, looks_like_html, normalize};
+use crate::crawl::CrawlError;
+use crate::dedup::log::HashLog;
+use crate::dedup::{Onion, SeenSet, Shingler};
+use crate::domain::DomainModel;
+use crate::extract::pipeline::PageExtraction;
+use crate::extract::ExtractError;
+use crate::model::{join_paragraphs, Record};
+use crate::store::{Counters, CrawlState, FrontierEntry, HostPhase, HostRecord, SampledPage, StateBatch};
+use crate::write::{CorpusFormat, CorpusWriter};
+use crossbeam_channel::{Receiver, Sender, TrySendError};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use url::Url;
+
+/// The committer's view of one host.
+struct HostBook {
+    rec: HostRecord,
+    /// The next ticket to apply; later ones wait in `early`.
+    next_ticket: u64,
+    early: BTreeMap<u64, Box<PageDone>>,
+    /// Extracted pages that wait for the host's waiting pages to be written first.
+    deferred: VecDeque<Box<PageDone>>,
+    learning: bool,
+    draining: bool,
+    model: Option<Arc<DomainModel>>,
+}
+
+/// Where a record came from.
+struct PageMeta<'a> {
+    url: &'a str,
+    final_url: &'a str,
+    fetched_at: &'a str,
+}
+
+/// A test hook: abort the process (as a `kill -9` would stop it) at a chosen point, from the
+/// `WEBCORPUS_DIE_AT` environment variable: `group:N` after the N-th group's corpus and hash
+/// log are synced but before its store batch; `learned:N` when the N-th model arrives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DieAt {
+    /// Inside the N-th group commit.
+    Group(u64),
+    /// On the N-th learned model.
+    Learned(u64),
+}
+
+impl DieAt {
+    /// Read `WEBCORPUS_DIE_AT`.
+    pub fn from_env() -> Option<DieAt> {
+        let v = std::env::var("WEBCORPUS_DIE_AT").ok()?;
+        let (kind, n) = v.split_once(':')?;
+        let n = n.parse().ok()?;
+        match kind {
+            "group" => Some(DieAt::Group(n)),
+            "learned" => Some(DieAt::Learned(n)),
+            _ => None,
+        }
+    }
+}
+
+/// The single writer; build with [`Committer::open`], run with [`Committer::run`].
+pub struct Committer {
+    cfg: Config,
+    state: CrawlState,
+    writer: Box<dyn CorpusWriter + Send>,
+    format: CorpusFormat,
+    onion: Onion,
+    shingler: Shingler,
+    seen: SeenSet,
+    log: HashLog,
+    counters: Counters,
+    hosts: HashMap<String, HostBook>,
+    batch: StateBatch,
+    /// The open group: pages applied (one host key each), hosts with new work, dirty hosts,
+    /// URLs marked seen, when it started.
+    group_pages: Vec<String>,
+    group_work: BTreeMap<String, String>,
+    group_dirty: HashSet<String>,
+    group_seen: HashSet<u128>,
+    group_start: Option<Instant>,
+    /// Jobs and events that wait for the group to be durable.
+    after_commit: Vec<WorkItem>,
+    events_after_commit: Vec<Event>,
+    overflow: VecDeque<WorkItem>,
+    jobs_running: usize,
+    received_pages: u64,
+    finish: Option<(u64, bool)>,
+    groups: u64,
+    learned_models: u64,
+    die_at: Option<DieAt>,
+    work: Sender<WorkItem>,
+    events: tokio::sync::mpsc::UnboundedSender<Event>,
+    stop: Arc<AtomicBool>,
+}
+
+impl Committer {
+    /// Open the committer on `state`: the corpus writer (already cut back to the committed
+    /// offset), the hash log at `log_path` (cut back likewise and read into the seen set),
+    /// the host records, and the learn and drain jobs a killed run left to do.
+    ///
+    /// # Errors
+    /// The store's, the hash log's.
+    #[allow(clippy::too_many_arguments)]
+    pub fn open(
+        cfg: Config,
+        state: CrawlState,
+        writer: Box<dyn CorpusWriter + Send>,
+        log_path: &Path,
+        work: Sender<WorkItem>,
+        events: tokio::sync::mpsc::UnboundedSender<Event>,
+        stop: Arc<AtomicBool>,
+    ) -> Result<Committer, CrawlError> {
+        let mut seen = SeenSet::new(cfg.dedup.seen_params());
+        let log = HashLog::open(log_path, state.hash_log_len()?, |h| {
+            seen.insert(h);
+        })?;
+        let mut hosts = HashMap::new();
+        let mut jobs = Vec::new();
+        for rec in state.hosts()? {
+            let mut book = HostBook {
+                rec,
+                next_ticket: 0,
+                early: BTreeMap::new(),
+                deferred: VecDeque::new(),
+                learning: false,
+                draining: false,
+                model: None,
+            };
+            match book.rec.phase {
+                HostPhase::Sampling if book.rec.sampled >= cfg.learn.sample_size as u64 => {
+                    book.learning = true;
+                    jobs.push(WorkItem::Learn { host: book.rec.host.clone() });
+                }
+                HostPhase::Sampling => {}
+                HostPhase::Learned | HostPhase::Fallback => {
+                    book.model = state.model::<DomainModel>(&book.rec.host)?.map(Arc::new);
+                    if book.rec.waiting > 0 {
+                        book.draining = true;
+                        jobs.push(WorkItem::Drain { host: book.rec.host.clone(), model: book.model.clone() });
+                    }
+                }
+            }
+            hosts.insert(book.rec.host.clone(), book);
+        }
+        let counters = state.counters()?;
+        let format = cfg.crawl.format;
+        Ok(Committer {
+            onion: Onion::new(cfg.dedup.onion())?,
+            die_at: DieAt::from_env(),
+            batch: state.batch(),
+            cfg,
+            state,
+            writer,
+            format,
+            shingler: Shingler::default(),
+            seen,
+            log,
+            counters,
+            hosts,
+            group_pages: Vec::new(),
+            group_work: BTreeMap::new(),
+            group_dirty: HashSet::new(),
+            group_seen: HashSet::new(),
+            group_start: None,
+            after_commit: jobs,
+            events_after_commit: Vec::new(),
+            overflow: VecDeque::new(),
+            jobs_running: 0,
+            received_pages: 0,
+            finish: None,
+            groups: 0,
+            learned_models: 0,
+            work,
+            events,
+            stop,
+        })
+    }
+
+    /// Run until dispatch says [`CommitMsg::Finish`] and everything it implies is durable.
+    /// Messages come from the workers (`results`) and from dispatch (`direct`).
+    ///
+    /// # Errors
+    /// What stops a crawl: the store, the corpus file, the hash log.
+    pub fn run(mut self, results: Receiver<CommitMsg>, direct: Receiver<CommitMsg>) -> Result<(), CrawlError> {
+        self.launch_jobs();
+        loop {
+            if let Some((dispatched, interrupted)) = self.finish {
+                let jobs_done = self.jobs_running == 0
+                    && (interrupted || (self.overflow.is_empty() && self.after_commit.is_empty()));
+                if self.received_pages >= dispatched && jobs_done {
+                    self.commit()?;
+                    return Ok(());
+                }
+            }
+            let wait = match self.group_start {
+                Some(start) => self.cfg.crawl.commit_interval.saturating_sub(start.elapsed()),
+                None => Duration::from_millis(200),
+            };
+            let msg = crossbeam_channel::select! {
+                recv(results) -> m => m.ok(),
+                recv(direct) -> m => m.ok(),
+                default(wait) => None,
+            };
+            if let Some(msg) = msg {
+                self.handle(msg)?;
+            }
+            let full = self.group_pages.len() >= self.cfg.crawl.commit_pages;
+            let due = self.group_start.is_some_and(|s| s.elapsed() >= self.cfg.crawl.commit_interval);
+            if full || due || (self.group_start.is_none() && !self.after_commit.is_empty()) {
+                self.commit()?;
+            }
+            self.push_overflow();
+        }
+    }
+
+    fn book(&mut self, host: &str) -> &mut HostBook {
+        if !self.hosts.contains_key(host) {
+            let rec = HostRecord { host: host.to_string(), ..HostRecord::default() };
+            let book = HostBook {
+                rec,
+                next_ticket: 0,
+                early: BTreeMap::new(),
+                deferred: VecDeque::new(),
+                learning: false,
+                draining: false,
+                model: None,
+            };
+            self.hosts.insert(host.to_string(), book);
+        }
+        self.hosts.get_mut(host).expect("just inserted")
+    }
+
+    fn touch(&mut self, host: &str) {
+        self.group_start.get_or_insert_with(Instant::now);
+        self.group_dirty.insert(host.to_string());
+    }
+
+    fn handle(&mut self, msg: CommitMsg) -> Result<(), CrawlError> {
+        match msg {
+            CommitMsg::Page(done) => {
+                self.received_pages += 1;
+                let host = done.host.clone();
+                let book = self.book(&host);
+                book.early.insert(done.ticket, done);
+                loop {
+                    let book = self.book(&host);
+                    let Some(done) = book.early.remove(&book.next_ticket) else { break };
+                    book.next_ticket += 1;
+                    let waits = book.rec.waiting > 0 && is_extracted(&done);
+                    if waits {
+                        book.deferred.push_back(done);
+                    } else {
+                        self.apply_page(*done)?;
+                    }
+                }
+            }
+            CommitMsg::Robots { host, entry } => {
+                self.batch.put_robots(&host, &entry);
+                self.touch(&host);
+            }
+            CommitMsg::HostDead { host } => {
+                self.book(&host).rec.dead = true;
+                self.touch(&host);
+            }
+            CommitMsg::HostDry { host } => self.host_dry(&host),
+            CommitMsg::Learned { host, model } => {
+                self.jobs_running -= 1;
+                self.book(&host).learning = false;
+                if let Some(model) = model {
+                    self.learned_models += 1;
+                    if self.die_at == Some(DieAt::Learned(self.learned_models)) {
+                        std::process::abort();
+                    }
+                    self.batch.put_model(&host, &*model);
+                    let model = Arc::new(*model);
+                    let book = self.book(&host);
+                    book.rec.phase = HostPhase::Learned;
+                    book.model = Some(model.clone());
+                    self.events_after_commit.push(Event::Model { host: host.clone(), model: Some(model) });
+                    self.schedule_drain(&host);
+                    self.touch(&host);
+                }
+            }
+            CommitMsg::Drained { host, page, last } => {
+                if let Some(page) = page {
+                    self.apply_waiting(&host, *page)?;
+                }
+                if last {
+                    self.jobs_running -= 1;
+                    self.book(&host).draining = false;
+                    if self.book(&host).rec.waiting > 0 {
+                        self.schedule_drain(&host);
+                    } else {
+                        while let Some(done) = self.book(&host).deferred.pop_front() {
+                            self.apply_page(*done)?;
+                        }
+                    }
+                }
+            }
+            CommitMsg::Finish { dispatched, interrupted } => {
+                self.finish = Some((dispatched, interrupted));
+                if interrupted {
+                    self.after_commit.clear();
+                    self.jobs_running -= self.overflow.len();
+                    self.overflow.clear();
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A host ran dry (or was given up) while sampling: learn from at least `min_sample`
+    /// pages, else jusText alone for its waiting and later pages.
+    fn host_dry(&mut self, host: &str) {
+        let min_sample = self.cfg.learn.min_sample as u64;
+        let book = self.book(host);
+        if book.rec.phase != HostPhase::Sampling || book.learning {
+            return;
+        }
+        if book.rec.sampled >= min_sample && book.rec.sampled > 0 {
+            book.learning = true;
+            self.after_commit.push(WorkItem::Learn { host: host.to_string() });
+            self.group_start.get_or_insert_with(Instant::now);
+            return;
+        }
+        book.rec.phase = HostPhase::Fallback;
+        tracing::info!(host, sampled = book.rec.sampled, "sample below min_sample: jusText alone");
+        self.events_after_commit.push(Event::Model { host: host.to_string(), model: None });
+        self.schedule_drain(host);
+        self.touch(host);
+    }
+
+    fn schedule_drain(&mut self, host: &str) {
+        let book = self.book(host);
+        if book.draining || book.rec.waiting == 0 || book.rec.phase == HostPhase::Sampling {
+            return;
+        }
+        book.draining = true;
+        let model = book.model.clone();
+        self.after_commit.push(WorkItem::Drain { host: host.to_string(), model });
+        self.group_start.get_or_insert_with(Instant::now);
+    }
+
+    fn discard(&mut self, host: &str, why: Discard) {
+        let key = why.key();
+        *self.book(host).rec.discards.entry(key.clone()).or_default() += 1;
+        *self.counters.discards.entry(key).or_default() += 1;
+    }
+
+    /// Step 1: one dispatched page, in its host's fetch order.
+    fn apply_page(&mut self, done: PageDone) -> Result<(), CrawlError> {
+        let PageDone { host, entry, result, .. } = done;
+        self.touch(&host);
+        self.group_pages.push(host.clone());
+        let (final_url, status, fetched_at, work) = match result {
+            PageResult::RobotsDisallowed => {
+                self.batch.pop_frontier(&host, entry.seq);
+                self.counters.robots_disallowed += 1;
+                self.discard(&host, Discard::RobotsDisallowed);
+                return Ok(());
+            }
+            PageResult::FetchFailed { reason } => {
+                self.batch.pop_frontier(&host, entry.seq);
+                self.counters.failed += 1;
+                self.discard(&host, Discard::Fetch(reason));
+                return Ok(());
+            }
+            PageResult::Retry => {
+                self.counters.fetched += 1;
+                self.book(&host).rec.fetched += 1;
+                return Ok(());
+            }
+            PageResult::Fetched { final_url, status, fetched_at, work } => (final_url, status, fetched_at, work),
+        };
+        self.counters.fetched += 1;
+        self.book(&host).rec.fetched += 1;
+        self.batch.pop_frontier(&host, entry.seq);
+        if final_url.as_str() != entry.url {
+            self.mark_seen(final_url.as_str());
+        }
+        let work = match work {
+            _ if !(200..300).contains(&status) => {
+                self.discard(&host, Discard::Http(status));
+                return Ok(());
+            }
+            None => {
+                self.discard(&host, Discard::ProcessingFailed);
+                return Ok(());
+            }
+            Some(work) => work,
+        };
+        self.enqueue_links(&host, &entry, &work.links)?;
+        match work.content {
+            PageContent::Failed => self.discard(&host, Discard::ProcessingFailed),
+            PageContent::Extracted(extraction, class) => {
+                let meta = PageMeta { url: &entry.url, final_url: final_url.as_str(), fetched_at: &fetched_at };
+                self.add_extraction(&host, &meta, extraction, class)?;
+            }
+            PageContent::Waiting(html) => {
+                let seq = self.batch.next_seq();
+                let page =
+                    SampledPage { seq, url: entry.url.clone(), final_url: final_url.to_string(), fetched_at, html };
+                self.batch.put_waiting(&host, &page);
+                let sample_size = self.cfg.learn.sample_size as u64;
+                let book = self.book(&host);
+                book.rec.waiting += 1;
+                if book.rec.sampled < sample_size {
+                    book.rec.sampled += 1;
+                    if book.rec.sampled == sample_size && book.rec.phase == HostPhase::Sampling && !book.learning {
+                        book.learning = true;
+                        self.after_commit.push(WorkItem::Learn { host: host.clone() });
+                    }
+                }
+                self.schedule_drain(&host);
+            }
+        }
+        Ok(())
+    }
+
+    /// A page that waited for its host's model, extracted: its record and the deletion of its
+    /// HTML go into the same group.
+    fn apply_waiting(&mut self, host: &str, page: WaitingDone) -> Result<(), CrawlError> {
+        self.touch(host);
+        self.batch.delete_waiting(host, page.seq);
+        let book = self.book(host);
+        book.rec.waiting = book.rec.waiting.saturating_sub(1);
+        let meta = PageMeta { url: &page.url, final_url: &page.final_url, fetched_at: &page.fetched_at };
+        self.add_extraction(host, &meta, page.extraction, page.class)
+    }
+
+    fn mark_seen(&mut self, url: &str) {
+        self.group_seen.insert(CrawlState::url_identity(url));
+        self.batch.mark_seen(url);
+    }
+
+    fn is_seen(&self, url: &str) -> Result<bool, CrawlError> {
+        Ok(self.group_seen.contains(&CrawlState::url_identity(url)) || self.state.is_seen(url)?)
+    }
+
+    /// Queue the in-scope, unseen links of a page (depth + 1, per-host cap); new hosts get a
+    /// record with the linking host's seed (scope is relative to it).
+    fn enqueue_links(&mut self, host: &str, from: &FrontierEntry, links: &[Url]) -> Result<(), CrawlError> {
+        let depth = from.depth + 1;
+        if depth > self.cfg.crawl.max_depth || links.is_empty() {
+            return Ok(());
+        }
+        let seed_text = self.book(host).rec.seed.clone();
+        let Ok(seed) = Url::parse(&seed_text) else { return Ok(()) };
+        let cap = self.cfg.crawl.max_pages_per_host;
+        for link in links {
+            let Some(url) = normalize(link) else { continue };
+            if !looks_like_html(&url)
+                || !in_scope(&url, &seed, self.cfg.crawl.scope)
+                || self.cfg.crawl.is_excluded(url.as_str())
+            {
+                continue;
+            }
+            let Some(target) = host_key(&url) else { continue };
+            if self.is_seen(url.as_str())? {
+                continue;
+            }
+            if !self.hosts.contains_key(&target) {
+                let rec = match self.state.host(&target)? {
+                    Some(r) => r,
+                    None => HostRecord { host: target.clone(), seed: seed_text.clone(), ..HostRecord::default() },
+                };
+                self.book(&target).rec = rec;
+            }
+            let book = self.book(&target);
+            if book.rec.enqueued >= cap {
+                continue;
+            }
+            book.rec.enqueued += 1;
+            let target_seed = book.rec.seed.clone();
+            self.group_seen.insert(CrawlState::url_identity(url.as_str()));
+            self.batch.push_frontier(&target, FrontierEntry { url: url.to_string(), depth, seq: 0 });
+            self.group_work.insert(target.clone(), target_seed);
+            self.touch(&target);
+        }
+        Ok(())
+    }
+
+    /// Dedup `extraction` against everything written (in memory) and append its record. A
+    /// page without a record is counted as a discard with its reason; a page with main text
+    /// is counted as article or other, and with `drop_non_article` an "other" page is the
+    /// discard `not_article`.
+    fn add_extraction(
+        &mut self,
+        host: &str,
+        meta: &PageMeta<'_>,
+        extraction: Result<PageExtraction, ExtractError>,
+        class: Option<PageClass>,
+    ) -> Result<(), CrawlError> {
+        let ex = match extraction {
+            Ok(ex) => ex,
+            Err(ExtractError::PatternNotFound { .. }) => {
+                self.discard(host, Discard::NoGoldminerPattern);
+                return Ok(());
+            }
+            Err(e) => {
+                tracing::warn!(url = meta.url, "extraction failed: {e}");
+                self.discard(host, Discard::ExtractionError);
+                return Ok(());
+            }
+        };
+        if ex.paragraphs.is_empty() {
+            self.discard(host, Discard::NoMainText);
+            return Ok(());
+        }
+        match class.map(|c| c.page_type) {
+            Some(PageType::Article) => {
+                self.book(host).rec.articles += 1;
+                self.counters.articles += 1;
+            }
+            Some(PageType::Other) => {
+                self.book(host).rec.others += 1;
+                self.counters.others += 1;
+                if self.cfg.classify.drop_non_article {
+                    self.discard(host, Discard::NotArticle);
+                    return Ok(());
+                }
+            }
+            None => {}
+        }
+        let outcome = self.onion.filter_with(&mut self.shingler, &ex.paragraphs, &self.seen)?;
+        self.counters.duplicate_paragraphs += outcome.dropped as u64;
+        if outcome.kept.is_empty() {
+            self.discard(host, Discard::AllDuplicate);
+            return Ok(());
+        }
+        let record = Record {
+            url: meta.url.to_string(),
+            final_url: meta.final_url.to_string(),
+            host: host.to_string(),
+            title: ex.title,
+            fetched_at: meta.fetched_at.to_string(),
+            language: ex.language,
+            extractor: ex.extractor.to_string(),
+            text: join_paragraphs(&outcome.kept),
+            paragraphs: outcome.kept,
+            page_type: class.map(|c| c.page_type),
+            page_type_prob: class.map(|c| c.prob),
+        };
+        self.writer.append(&record)?;
+        for &h in &outcome.new_hashes {
+            self.seen.insert(h);
+        }
+        self.log.append(&outcome.new_hashes);
+        self.counters.records += 1;
+        self.counters.paragraphs += record.paragraphs.len() as u64;
+        self.book(host).rec.written += 1;
+        Ok(())
+    }
+
+    /// Step 2: make the group durable, then step 3: tell dispatch, start the jobs.
+    fn commit(&mut self) -> Result<(), CrawlError> {
+        if self.group_start.is_some() {
+            let offset = self.writer.sync()?;
+            let log_len = self.log.sync()?;
+            self.groups += 1;
+            if self.die_at == Some(DieAt::Group(self.groups)) {
+                std::process::abort();
+            }
+            let mut batch = std::mem::replace(&mut self.batch, self.state.batch());
+            batch.set_corpus_offset(offset, self.format.name());
+            batch.set_hash_log_len(log_len);
+            for host in self.group_dirty.drain() {
+                if let Some(book) = self.hosts.get(&host) {
+                    batch.put_host(&book.rec);
+                }
+            }
+            batch.put_counters(&self.counters);
+            self.state.commit(batch)?;
+            self.group_seen.clear();
+            self.group_start = None;
+            let pages = std::mem::take(&mut self.group_pages);
+            let new_work = std::mem::take(&mut self.group_work).into_iter().collect();
+            let counters = Box::new(self.counters.clone());
+            let _ = self.events.send(Event::Committed { pages, new_work, counters });
+        }
+        for event in self.events_after_commit.drain(..) {
+            let _ = self.events.send(event);
+        }
+        self.launch_jobs();
+        Ok(())
+    }
+
+    fn launch_jobs(&mut self) {
+        if self.stop.load(Ordering::Relaxed) {
+            self.after_commit.clear();
+        }
+        self.jobs_running += self.after_commit.len();
+        self.overflow.extend(self.after_commit.drain(..));
+        self.push_overflow();
+    }
+
+    /// Jobs go to the pool without ever blocking the committer (a worker may be waiting to
+    /// hand it a page).
+    fn push_overflow(&mut self) {
+        while let Some(job) = self.overflow.pop_front() {
+            match self.work.try_send(job) {
+                Ok(()) => {}
+                Err(TrySendError::Full(job)) => {
+                    self.overflow.push_front(job);
+                    return;
+                }
+                Err(TrySendError::Disconnected(_)) => {
+                    self.jobs_running -= 1 + self.overflow.len();
+                    self.overflow.clear();
+                    return;
+                }
+            }
+        }
+    }
+}
+
+fn is_extracted(done: &PageDone) -> bool {
+    matches!(&done.result, PageResult::Fetched { work: Some(w), .. } if matches!(w.content, PageContent::Extracted(..)))
+}

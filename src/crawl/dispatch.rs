@@ -1,0 +1,568 @@
+//! [`Dispatcher`]: the first stage of the crawl engine (ARCHITECTURE.md, "The crawl
+//! engine"). It only decides what to fetch and when, and runs the fetches: a heap of hosts by
+//! due time, one request in flight per host, `max_parallel_hosts` requests at most, robots.txt
+//! first, politeness delays and back-off, and back-pressure from the worker queue (no new
+//! request while it is full). It never waits for CPU work or disk: fetched pages go to the
+//! worker pool, outcomes to the committer, and the committer's [`Event`]s (pages durable, new
+//! work, models) come back. The network is behind the [`Fetch`] seam and the frontier is read
+//! through [`CrawlState`], so the dispatch logic runs in tests without network or disk.
+
+use crate::crawl::fetch::{FetchError, FetchedPage, Fetcher};
+use crate::crawl::hosts::{DueQueue, HostRuntime, ModelState};
+use crate::crawl::messages::{CommitMsg, Event, PageDone, PageMode, PageResult, WorkItem};
+use crate::crawl::politeness::{HostPoliteness, PolitenessConfig};
+use crate::crawl::progress::{HostCounts, Progress};
+use crate::crawl::robots::{RobotsEntry, RobotsStatus};
+use crate::crawl::CrawlError;
+use crate::store::{Counters, CrawlState, FrontierEntry};
+use crossbeam_channel::{Sender, TrySendError};
+use std::collections::{HashMap, VecDeque};
+use std::future::Future;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime};
+use tokio::sync::mpsc::UnboundedReceiver;
+use tokio::task::JoinSet;
+use url::Url;
+
+/// Attempts at robots.txt (5xx or no answer) before a host is given up.
+const ROBOTS_ATTEMPTS: u32 = 3;
+/// Attempts at one URL answered 429/503 before it is dropped.
+const RETRY_ATTEMPTS: u32 = 3;
+/// Frontier entries read from the store per host at a time.
+const WINDOW: usize = 16;
+/// robots.txt-disallowed entries skipped in one go before the host yields to others.
+const DISALLOWED_BURST: usize = 256;
+
+/// The network, as dispatch sees it. [`Fetcher`] is the production implementation.
+pub trait Fetch: Send + Sync + 'static {
+    /// Fetch a page, waiting `hop_delay` before each redirect hop.
+    fn fetch_page(
+        &self,
+        url: &Url,
+        hop_delay: Duration,
+    ) -> impl Future<Output = Result<FetchedPage, FetchError>> + Send;
+    /// Fetch the robots.txt of `url`'s origin: status and body, `None` without an answer.
+    fn fetch_robots(&self, url: &Url) -> impl Future<Output = Option<(u16, String)>> + Send;
+}
+
+impl Fetch for Fetcher {
+    fn fetch_page(
+        &self,
+        url: &Url,
+        hop_delay: Duration,
+    ) -> impl Future<Output = Result<FetchedPage, FetchError>> + Send {
+        self.fetch_paced(url, hop_delay)
+    }
+    fn fetch_robots(&self, url: &Url) -> impl Future<Output = Option<(u16, String)>> + Send {
+        Fetcher::fetch_robots(self, url)
+    }
+}
+
+/// Dispatch's settings (from `[crawl]` and `[politeness]`).
+#[derive(Debug, Clone)]
+pub struct DispatchConfig {
+    /// Per-host delays and back-off.
+    pub politeness: PolitenessConfig,
+    /// Requests in flight at most.
+    pub max_parallel_hosts: usize,
+    /// Our robots.txt product token.
+    pub ua_token: String,
+}
+
+/// A finished fetch task.
+enum Fetched {
+    Robots {
+        result: Option<(u16, String)>,
+        response_time: Duration,
+    },
+    Page {
+        ticket: u64,
+        entry: FrontierEntry,
+        mode: PageMode,
+        result: Result<FetchedPage, FetchError>,
+        response_time: Duration,
+    },
+}
+
+/// The scheduler. Build with [`Dispatcher::new`], add hosts, then [`Dispatcher::run`].
+pub struct Dispatcher<F: Fetch> {
+    fetch: Arc<F>,
+    state: CrawlState,
+    cfg: DispatchConfig,
+    hosts: Vec<HostRuntime>,
+    index: HashMap<String, usize>,
+    due: DueQueue,
+    tasks: JoinSet<(usize, Fetched)>,
+    in_flight: usize,
+    outstanding: u64,
+    work: Sender<WorkItem>,
+    overflow: VecDeque<WorkItem>,
+    commit: Sender<CommitMsg>,
+    events: UnboundedReceiver<Event>,
+    retries: HashMap<String, u32>,
+    dispatched: u64,
+    counters: Counters,
+    /// The longest time a due host waited beyond its due time for a request slot (a
+    /// measure of the scheduler's own stalls).
+    pub max_lateness: Duration,
+}
+
+fn now() -> Instant {
+    tokio::time::Instant::now().into_std()
+}
+
+impl<F: Fetch> Dispatcher<F> {
+    /// A dispatcher over `fetch`, reading the frontier from `state`, sending pages to the
+    /// worker queue `work` and outcomes to the committer's `commit`, hearing `events`.
+    pub fn new(
+        fetch: Arc<F>,
+        state: CrawlState,
+        cfg: DispatchConfig,
+        work: Sender<WorkItem>,
+        commit: Sender<CommitMsg>,
+        events: UnboundedReceiver<Event>,
+    ) -> Dispatcher<F> {
+        Dispatcher {
+            fetch,
+            counters: state.counters().unwrap_or_default(),
+            state,
+            cfg,
+            hosts: Vec::new(),
+            index: HashMap::new(),
+            due: DueQueue::default(),
+            tasks: JoinSet::new(),
+            in_flight: 0,
+            outstanding: 0,
+            work,
+            overflow: VecDeque::new(),
+            commit,
+            events,
+            retries: HashMap::new(),
+            dispatched: 0,
+            max_lateness: Duration::ZERO,
+        }
+    }
+
+    /// Add a host (or give an existing one work): `robots` as stored (fresh ones only),
+    /// `model` as committed, `dead` when it was given up.
+    pub fn add_host(
+        &mut self,
+        host: &str,
+        seed: Url,
+        robots: Option<RobotsEntry>,
+        model: ModelState,
+        dead: bool,
+    ) -> usize {
+        if let Some(&idx) = self.index.get(host) {
+            self.hosts[idx].has_work = true;
+            self.make_due(idx);
+            return idx;
+        }
+        let politeness = HostPoliteness::new_at(self.cfg.politeness.clone(), now());
+        let mut rt = HostRuntime::new(host.to_string(), seed, politeness, model);
+        rt.robots = robots.map(|e| {
+            let policy = e.policy(&self.cfg.ua_token);
+            (e, policy)
+        });
+        rt.dead = dead;
+        let idx = self.hosts.len();
+        self.hosts.push(rt);
+        self.index.insert(host.to_string(), idx);
+        self.make_due(idx);
+        idx
+    }
+
+    fn make_due(&mut self, idx: usize) {
+        let h = &mut self.hosts[idx];
+        if h.schedulable() && !h.queued {
+            h.queued = true;
+            self.due.push(h.politeness.next_allowed(), idx);
+        }
+    }
+
+    /// Run until every host is done (or `stop` is set: Ctrl-C), then tell the committer to
+    /// finish and wait for it. Returns true when stopped early.
+    ///
+    /// # Errors
+    /// The committer's error, when it stopped on one.
+    pub async fn run(&mut self, stop: Arc<AtomicBool>, progress: &Progress) -> Result<bool, CrawlError> {
+        let mut stopping = false;
+        let mut last_progress = Instant::now() - Duration::from_secs(1);
+        let ctrl_c = tokio::signal::ctrl_c();
+        tokio::pin!(ctrl_c);
+        loop {
+            self.push_overflow();
+            if !stopping {
+                self.launch_due();
+            }
+            if stopping || self.done() {
+                break;
+            }
+            if last_progress.elapsed() >= Duration::from_millis(200) {
+                self.show_progress(progress);
+                last_progress = Instant::now();
+            }
+            let wake = match (self.overflow.is_empty(), self.due.next_due()) {
+                (false, _) => now() + Duration::from_millis(5),
+                (true, Some(at)) => at.max(now()),
+                (true, None) => now() + Duration::from_millis(500),
+            };
+            tokio::select! {
+                Some(joined) = self.tasks.join_next(), if !self.tasks.is_empty() => match joined {
+                    Ok((idx, fetched)) => self.on_fetched(idx, fetched),
+                    Err(e) => tracing::error!("fetch task failed: {e}"),
+                },
+                Some(event) = self.events.recv() => {
+                    if let Event::Finished(result) = event {
+                        return Err(CrawlError::Committer(result.err().unwrap_or_else(|| "stopped early".into())));
+                    }
+                    self.on_event(event);
+                },
+                _ = tokio::time::sleep_until(tokio::time::Instant::from_std(wake)) => {}
+                _ = &mut ctrl_c => {
+                    eprintln!("interrupted: committing what was fetched; run the same command again to resume");
+                    stopping = true;
+                }
+            }
+        }
+        if stopping {
+            stop.store(true, Ordering::Relaxed);
+            self.tasks.abort_all();
+            self.dispatched -= self.overflow.len() as u64;
+            self.overflow.clear();
+        }
+        let _ = self.commit.send(CommitMsg::Finish { dispatched: self.dispatched, interrupted: stopping });
+        // The workers and the committer finish what was sent; keep hearing them.
+        let mut last_progress = Instant::now();
+        loop {
+            let event = tokio::select! {
+                e = self.events.recv() => e,
+                _ = tokio::time::sleep(Duration::from_millis(200)) => {
+                    if last_progress.elapsed() >= Duration::from_millis(200) {
+                        self.show_progress(progress);
+                        last_progress = Instant::now();
+                    }
+                    continue;
+                }
+            };
+            match event {
+                None => return Err(CrawlError::Committer("the committer stopped without a word".into())),
+                Some(Event::Finished(Ok(()))) => break,
+                Some(Event::Finished(Err(e))) => return Err(CrawlError::Committer(e)),
+                Some(other) => self.on_event(other),
+            }
+        }
+        self.show_progress(progress);
+        Ok(stopping)
+    }
+
+    /// True when nothing is queued, due, in flight or uncommitted; dry hosts are told so.
+    fn done(&mut self) -> bool {
+        if !self.due.is_empty() || self.in_flight > 0 || self.outstanding > 0 || !self.overflow.is_empty() {
+            return false;
+        }
+        for idx in 0..self.hosts.len() {
+            self.check_dry(idx);
+        }
+        true
+    }
+
+    /// Start a request for every due host, while request slots and worker queue room last.
+    fn launch_due(&mut self) {
+        let t = now();
+        while self.in_flight < self.cfg.max_parallel_hosts && self.overflow.is_empty() && !self.work.is_full() {
+            let Some(idx) = self.due.pop_due(t) else { break };
+            self.hosts[idx].queued = false;
+            if !self.hosts[idx].schedulable() {
+                continue;
+            }
+            let allowed = self.hosts[idx].politeness.next_allowed();
+            if allowed > t {
+                self.make_due(idx);
+                continue;
+            }
+            self.max_lateness = self.max_lateness.max(t - allowed);
+            self.start(idx);
+        }
+    }
+
+    fn spawn(&mut self, idx: usize, task: impl Future<Output = Fetched> + Send + 'static) {
+        self.hosts[idx].in_flight = true;
+        self.in_flight += 1;
+        self.tasks.spawn(async move { (idx, task.await) });
+    }
+
+    /// One request for host `idx`: robots.txt first, then the next allowed URL.
+    fn start(&mut self, idx: usize) {
+        let robots_fresh = self.hosts[idx]
+            .robots
+            .as_ref()
+            .is_some_and(|(e, _)| e.is_fresh(now_ms(), self.cfg.politeness.robots_max_age));
+        if !robots_fresh {
+            self.hosts[idx].robots = None;
+            let (fetch, url) = (self.fetch.clone(), self.hosts[idx].seed.clone());
+            self.spawn(idx, async move {
+                let start = Instant::now();
+                let result = fetch.fetch_robots(&url).await;
+                Fetched::Robots { result, response_time: start.elapsed() }
+            });
+            return;
+        }
+        for _ in 0..DISALLOWED_BURST {
+            let Some(entry) = self.next_entry(idx) else {
+                self.hosts[idx].has_work = false;
+                self.check_dry(idx);
+                return;
+            };
+            let h = &mut self.hosts[idx];
+            let allowed = match (Url::parse(&entry.url), &h.robots) {
+                (Ok(u), Some((_, policy))) => policy.is_allowed(&u),
+                (Ok(_), None) => true,
+                (Err(_), _) => false,
+            };
+            if !allowed {
+                self.send_result(idx, entry, PageResult::RobotsDisallowed);
+                continue;
+            }
+            let mode = match &h.model {
+                ModelState::Sampling => PageMode::Sample,
+                ModelState::Ready(model) => PageMode::Extract(model.clone()),
+            };
+            let ticket = h.next_ticket;
+            h.next_ticket += 1;
+            h.outstanding += 1;
+            self.outstanding += 1;
+            let hop_delay = h.politeness.last_delay().max(self.cfg.politeness.min_delay);
+            let fetch = self.fetch.clone();
+            self.spawn(idx, async move {
+                let start = Instant::now();
+                let result = match Url::parse(&entry.url) {
+                    Ok(url) => fetch.fetch_page(&url, hop_delay).await,
+                    Err(e) => Err(FetchError::Other { url: entry.url.clone(), message: format!("bad URL: {e}") }),
+                };
+                let response_time = result.as_ref().map_or_else(|_| start.elapsed(), |p| p.response_time);
+                Fetched::Page { ticket, entry, mode, result, response_time }
+            });
+            return;
+        }
+        self.make_due(idx);
+    }
+
+    /// The next frontier entry of host `idx`, refilling its window from the store.
+    fn next_entry(&mut self, idx: usize) -> Option<FrontierEntry> {
+        let h = &mut self.hosts[idx];
+        if h.window.is_empty() && h.has_work {
+            match self.state.frontier_window(&h.host, h.cursor, WINDOW) {
+                Ok(entries) => {
+                    if let Some(last) = entries.last() {
+                        h.cursor = last.seq + 1;
+                    }
+                    h.window.extend(entries);
+                }
+                Err(e) => tracing::error!(host = h.host, "cannot read the frontier: {e}"),
+            }
+        }
+        h.window.pop_front()
+    }
+
+    /// Send an outcome that needs no worker straight to the committer, with a new ticket.
+    fn send_result(&mut self, idx: usize, entry: FrontierEntry, result: PageResult) {
+        let h = &mut self.hosts[idx];
+        let ticket = h.next_ticket;
+        h.next_ticket += 1;
+        h.outstanding += 1;
+        self.outstanding += 1;
+        self.forward(idx, ticket, entry, result);
+    }
+
+    fn forward(&mut self, idx: usize, ticket: u64, entry: FrontierEntry, result: PageResult) {
+        let host = self.hosts[idx].host.clone();
+        self.dispatched += 1;
+        let _ = self.commit.send(CommitMsg::Page(Box::new(PageDone { host, ticket, entry, result })));
+    }
+
+    fn on_fetched(&mut self, idx: usize, fetched: Fetched) {
+        self.in_flight -= 1;
+        self.hosts[idx].in_flight = false;
+        let t = now();
+        match fetched {
+            Fetched::Robots { result, response_time } => self.on_robots(idx, result, response_time, t),
+            Fetched::Page { ticket, entry, mode, result, response_time } => {
+                self.on_page(idx, ticket, entry, mode, result, response_time, t)
+            }
+        }
+        self.make_due(idx);
+    }
+
+    fn on_robots(&mut self, idx: usize, result: Option<(u16, String)>, response_time: Duration, t: Instant) {
+        let status = result.as_ref().map(|(s, _)| *s);
+        let entry = RobotsEntry::from_fetch(result, now_ms());
+        let h = &mut self.hosts[idx];
+        if entry.status == RobotsStatus::DisallowAll {
+            h.robots_failures += 1;
+            h.politeness.record_failure(t);
+            let why = status.map_or("no answer".to_string(), |s| format!("HTTP {s}"));
+            if h.robots_failures >= ROBOTS_ATTEMPTS {
+                eprintln!(
+                    "warning: host {}: robots.txt unavailable ({why}) {ROBOTS_ATTEMPTS} times; host skipped",
+                    h.host
+                );
+                self.give_up(idx);
+            } else {
+                tracing::warn!(host = h.host, "robots.txt unavailable ({why}); retrying later");
+            }
+            return;
+        }
+        h.robots_failures = 0;
+        let policy = entry.policy(&self.cfg.ua_token);
+        h.politeness.record_response(t, response_time, status.unwrap_or(200), None, policy.crawl_delay());
+        h.robots = Some((entry.clone(), policy));
+        let _ = self.commit.send(CommitMsg::Robots { host: h.host.clone(), entry });
+    }
+
+    fn give_up(&mut self, idx: usize) {
+        let h = &mut self.hosts[idx];
+        if !h.dead {
+            h.dead = true;
+            let _ = self.commit.send(CommitMsg::HostDead { host: h.host.clone() });
+        }
+        self.check_dry(idx);
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn on_page(
+        &mut self,
+        idx: usize,
+        ticket: u64,
+        entry: FrontierEntry,
+        mode: PageMode,
+        result: Result<FetchedPage, FetchError>,
+        response_time: Duration,
+        t: Instant,
+    ) {
+        let h = &mut self.hosts[idx];
+        let crawl_delay = h.robots.as_ref().and_then(|(_, p)| p.crawl_delay());
+        let page = match result {
+            Err(e) => {
+                if matches!(e, FetchError::Timeout { .. } | FetchError::Connect { .. } | FetchError::Other { .. }) {
+                    h.politeness.record_failure(t);
+                } else {
+                    // The host answered (a PDF, a page over the size cap, a bad redirect):
+                    // not a host failure, the regular delay applies.
+                    h.politeness.record_response(t, response_time, 200, None, crawl_delay);
+                }
+                tracing::warn!("{e}");
+                let dead = h.politeness.is_dead();
+                if dead {
+                    eprintln!("warning: host {}: too many consecutive failures; host given up (last: {e})", h.host);
+                }
+                self.forward(idx, ticket, entry, PageResult::FetchFailed { reason: e.reason() });
+                if dead {
+                    self.give_up(idx);
+                }
+                return;
+            }
+            Ok(page) => page,
+        };
+        h.politeness.record_response(t, response_time, page.status, page.retry_after.as_deref(), crawl_delay);
+        if matches!(page.status, 429 | 503) {
+            let tries = self.retries.entry(entry.url.clone()).or_default();
+            *tries += 1;
+            if *tries < RETRY_ATTEMPTS {
+                // Fetched again when the host's back-off (Retry-After or exponential) is over.
+                h.window.push_front(entry.clone());
+                self.forward(idx, ticket, entry, PageResult::Retry);
+                return;
+            }
+        }
+        self.retries.remove(&entry.url);
+        if (200..300).contains(&page.status) {
+            let host = h.host.clone();
+            self.dispatched += 1;
+            self.overflow.push_back(WorkItem::Page { host, ticket, entry, page: Box::new(page), mode });
+            self.push_overflow();
+        } else {
+            let fetched_at = humantime::format_rfc3339_seconds(page.fetched_at).to_string();
+            let result = PageResult::Fetched { final_url: page.final_url, status: page.status, fetched_at, work: None };
+            self.forward(idx, ticket, entry, result);
+        }
+    }
+
+    fn push_overflow(&mut self) {
+        while let Some(item) = self.overflow.pop_front() {
+            match self.work.try_send(item) {
+                Ok(()) => {}
+                Err(TrySendError::Full(item)) => {
+                    self.overflow.push_front(item);
+                    return;
+                }
+                Err(TrySendError::Disconnected(_)) => {
+                    self.overflow.clear();
+                    return;
+                }
+            }
+        }
+    }
+
+    fn on_event(&mut self, event: Event) {
+        match event {
+            Event::Committed { pages, new_work, counters } => {
+                // New work first: a host whose last page brought links is not dry.
+                for (host, seed) in new_work {
+                    let seed = Url::parse(&seed).unwrap_or_else(|_| Url::parse("http://invalid/").expect("valid"));
+                    self.add_host(&host, seed, None, ModelState::Sampling, false);
+                }
+                for host in pages {
+                    if let Some(&idx) = self.index.get(&host) {
+                        let h = &mut self.hosts[idx];
+                        h.outstanding = h.outstanding.saturating_sub(1);
+                        self.outstanding = self.outstanding.saturating_sub(1);
+                        if h.outstanding == 0 {
+                            self.check_dry(idx);
+                        }
+                    }
+                }
+                self.counters = *counters;
+            }
+            Event::Model { host, model } => {
+                if let Some(&idx) = self.index.get(&host) {
+                    self.hosts[idx].model = ModelState::Ready(model);
+                }
+            }
+            Event::Finished(_) => {}
+        }
+    }
+
+    /// Tell the committer a sampling host is finished: nothing queued, in flight or pending.
+    fn check_dry(&mut self, idx: usize) {
+        let h = &mut self.hosts[idx];
+        if !h.dry_sent && matches!(h.model, ModelState::Sampling) && h.idle() {
+            h.dry_sent = true;
+            let _ = self.commit.send(CommitMsg::HostDry { host: h.host.clone() });
+        }
+    }
+
+    fn show_progress(&self, progress: &Progress) {
+        let mut counts = HostCounts::default();
+        for h in &self.hosts {
+            match (&h.model, h.dead) {
+                (_, true) => counts.dead += 1,
+                (ModelState::Sampling, _) => counts.sampling += 1,
+                (ModelState::Ready(Some(_)), _) => counts.learned += 1,
+                (ModelState::Ready(None), _) => counts.fallback += 1,
+            }
+        }
+        let queued = self.hosts.iter().filter(|h| h.has_work || !h.window.is_empty()).count();
+        progress.update(&self.counters, queued, self.in_flight, counts);
+    }
+
+    /// Requests dispatched in this run (pages, not robots.txt).
+    pub fn dispatched(&self) -> u64 {
+        self.dispatched
+    }
+}
+
+fn now_ms() -> u64 {
+    SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
+}

@@ -1,0 +1,147 @@
+//! Dispatch's host state: [`HostRuntime`] (politeness, robots.txt, the frontier window, what is
+//! in flight and not yet durable, the model to extract with) and [`DueQueue`], the heap of
+//! hosts by the time they may be contacted next. A host waiting for its delay costs one heap
+//! entry; a host with nothing to do costs nothing but its small record.
+
+use crate::crawl::politeness::HostPoliteness;
+use crate::crawl::robots::{RobotsEntry, RobotsPolicy};
+use crate::domain::DomainModel;
+use crate::store::FrontierEntry;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
+use std::sync::Arc;
+use std::time::Instant;
+use url::Url;
+
+/// Where a host's pages go once fetched.
+#[derive(Clone)]
+pub enum ModelState {
+    /// No model yet: pages are kept for the sample.
+    Sampling,
+    /// Extract with this model (`None`: jusText fallback).
+    Ready(Option<Arc<DomainModel>>),
+}
+
+/// What dispatch knows of one host during this run.
+pub struct HostRuntime {
+    /// Host key.
+    pub host: String,
+    /// The seed URL (robots.txt is fetched from its origin).
+    pub seed: Url,
+    /// Delay and back-off.
+    pub politeness: HostPoliteness,
+    /// robots.txt once fetched.
+    pub robots: Option<(RobotsEntry, RobotsPolicy)>,
+    /// Consecutive robots.txt failures.
+    pub robots_failures: u32,
+    /// A request is in flight.
+    pub in_flight: bool,
+    /// The frontier may have entries beyond the window.
+    pub has_work: bool,
+    /// The next frontier entries, read from the store.
+    pub window: VecDeque<FrontierEntry>,
+    /// The sequence number to read the store from next.
+    pub cursor: u64,
+    /// Dispatches of this run (the next ticket).
+    pub next_ticket: u64,
+    /// Dispatched pages not yet durable.
+    pub outstanding: u64,
+    /// Sample or extract.
+    pub model: ModelState,
+    /// The committer was told the host is dry.
+    pub dry_sent: bool,
+    /// Given up.
+    pub dead: bool,
+    /// The host has an entry in the [`DueQueue`].
+    pub queued: bool,
+}
+
+impl HostRuntime {
+    /// A host with work, due at once.
+    pub fn new(host: String, seed: Url, politeness: HostPoliteness, model: ModelState) -> HostRuntime {
+        HostRuntime {
+            host,
+            seed,
+            politeness,
+            robots: None,
+            robots_failures: 0,
+            in_flight: false,
+            has_work: true,
+            window: VecDeque::new(),
+            cursor: 0,
+            next_ticket: 0,
+            outstanding: 0,
+            model,
+            dry_sent: false,
+            dead: false,
+            queued: false,
+        }
+    }
+
+    /// True when the host may need a request: alive, idle, and robots.txt or a URL to fetch.
+    pub fn schedulable(&self) -> bool {
+        !self.dead && !self.in_flight && (self.robots.is_none() || !self.window.is_empty() || self.has_work)
+    }
+
+    /// True when the host has nothing queued, nothing in flight and nothing uncommitted.
+    pub fn idle(&self) -> bool {
+        (self.dead || (!self.has_work && self.window.is_empty())) && !self.in_flight && self.outstanding == 0
+    }
+}
+
+/// Hosts by due time (earliest first). Entries may be stale; the caller re-checks.
+#[derive(Default)]
+pub struct DueQueue {
+    heap: BinaryHeap<Reverse<(Instant, usize)>>,
+}
+
+impl DueQueue {
+    /// Add host `idx`, due at `at`.
+    pub fn push(&mut self, at: Instant, idx: usize) {
+        self.heap.push(Reverse((at, idx)));
+    }
+
+    /// The earliest due time.
+    pub fn next_due(&self) -> Option<Instant> {
+        self.heap.peek().map(|Reverse((at, _))| *at)
+    }
+
+    /// Remove and return the earliest host if it is due at `now`.
+    pub fn pop_due(&mut self, now: Instant) -> Option<usize> {
+        match self.heap.peek() {
+            Some(Reverse((at, _))) if *at <= now => self.heap.pop().map(|Reverse((_, idx))| idx),
+            _ => None,
+        }
+    }
+
+    /// Number of entries.
+    pub fn len(&self) -> usize {
+        self.heap.len()
+    }
+
+    /// True when no host is waiting.
+    pub fn is_empty(&self) -> bool {
+        self.heap.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn due_queue_pops_in_time_order_only_when_due() {
+        let t0 = Instant::now();
+        let mut q = DueQueue::default();
+        q.push(t0 + Duration::from_secs(2), 1);
+        q.push(t0, 2);
+        q.push(t0 + Duration::from_secs(1), 3);
+        assert_eq!(q.pop_due(t0), Some(2));
+        assert_eq!(q.pop_due(t0), None, "host 3 is not due yet");
+        assert_eq!(q.next_due(), Some(t0 + Duration::from_secs(1)));
+        assert_eq!(q.pop_due(t0 + Duration::from_secs(5)), Some(3));
+        assert_eq!(q.pop_due(t0 + Duration::from_secs(5)), Some(1));
+        assert!(q.is_empty());
+    }
+}

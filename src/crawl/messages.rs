@@ -1,0 +1,236 @@
+//! What the three stages of the crawl engine (ARCHITECTURE.md, "The crawl engine") send each
+//! other: [`WorkItem`] from dispatch and committer to the worker pool, [`CommitMsg`] from
+//! dispatch and workers to the committer, [`Event`] from the committer back to dispatch.
+//! Outcomes and discard reasons are enums ([`PageResult`], [`Discard`]).
+
+use crate::classify::PageClass;
+use crate::crawl::fetch::FetchedPage;
+use crate::crawl::robots::RobotsEntry;
+use crate::domain::DomainModel;
+use crate::extract::pipeline::PageExtraction;
+use crate::extract::ExtractError;
+use crate::store::{Counters, FrontierEntry};
+use std::sync::Arc;
+use url::Url;
+
+/// Why a page yields no record. Stored as its [`Discard::key`] in the per-host and crawl-wide
+/// discard counters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Discard {
+    /// robots.txt disallows the URL.
+    RobotsDisallowed,
+    /// The fetch failed; the fetch error's stable name (`timeout`, `not_html`, ...).
+    Fetch(&'static str),
+    /// A non-2xx final status.
+    Http(u16),
+    /// Decoding, parsing or extraction panicked.
+    ProcessingFailed,
+    /// GoldMiner's learned pattern is not on the page.
+    NoGoldminerPattern,
+    /// The extractor failed on the page.
+    ExtractionError,
+    /// The extractor kept nothing.
+    NoMainText,
+    /// `[classify] drop_non_article` and the page is not an article.
+    NotArticle,
+    /// Every paragraph was an Onion duplicate.
+    AllDuplicate,
+}
+
+impl Discard {
+    /// The counter key: `robots_disallowed`, `http_404`, `no_main_text`, ...
+    pub fn key(self) -> String {
+        match self {
+            Discard::RobotsDisallowed => "robots_disallowed".into(),
+            Discard::Fetch(reason) => reason.into(),
+            Discard::Http(status) => format!("http_{status}"),
+            Discard::ProcessingFailed => "processing_failed".into(),
+            Discard::NoGoldminerPattern => "no_goldminer_pattern".into(),
+            Discard::ExtractionError => "extraction_error".into(),
+            Discard::NoMainText => "no_main_text".into(),
+            Discard::NotArticle => "not_article".into(),
+            Discard::AllDuplicate => "all_duplicate".into(),
+        }
+    }
+}
+
+/// How a fetched page is processed, fixed by dispatch when the request starts. For one host
+/// the mode only moves from `Sample` to `Extract`, so pages reach the committer in fetch order.
+#[derive(Clone)]
+pub enum PageMode {
+    /// The host has no model yet: keep the decoded HTML in the state.
+    Sample,
+    /// Extract now with the host's model (`None`: jusText-only fallback or no learning).
+    Extract(Option<Arc<DomainModel>>),
+}
+
+/// The CPU work done on a 2xx HTML response by a worker.
+pub struct PageWork {
+    /// Links found on the page (absolute, fragment-free, at most `max_links_per_page`).
+    pub links: Vec<Url>,
+    /// What the page became.
+    pub content: PageContent,
+}
+
+/// A page's content after the worker.
+pub enum PageContent {
+    /// Decoded HTML to keep until the host's model is there.
+    Waiting(String),
+    /// The extraction and the page classifier's verdict (none when extraction failed).
+    Extracted(Result<PageExtraction, ExtractError>, Option<PageClass>),
+    /// Processing panicked.
+    Failed,
+}
+
+/// The outcome of one dispatched frontier entry.
+pub enum PageResult {
+    /// robots.txt disallows it; not fetched.
+    RobotsDisallowed,
+    /// No response: the fetch error's reason. `host_failure` when it counts against the host.
+    FetchFailed {
+        /// The discard.
+        reason: &'static str,
+    },
+    /// 429/503 to be retried later: the entry stays on the frontier.
+    Retry,
+    /// A response (any status).
+    Fetched {
+        /// URL after redirects.
+        final_url: Url,
+        /// Final status.
+        status: u16,
+        /// RFC 3339 fetch time.
+        fetched_at: String,
+        /// The worker's output, for 2xx.
+        work: Option<PageWork>,
+    },
+}
+
+/// One dispatched frontier entry and its outcome. `ticket` numbers the host's dispatches in
+/// this run: the committer applies a host's pages in ticket order.
+pub struct PageDone {
+    /// Host key.
+    pub host: String,
+    /// Dispatch number within the host, from 0 in each run.
+    pub ticket: u64,
+    /// The frontier entry.
+    pub entry: FrontierEntry,
+    /// What happened.
+    pub result: PageResult,
+}
+
+/// A page that waited in the state for its host's model, now extracted.
+pub struct WaitingDone {
+    /// Its sequence number (key of the waiting page).
+    pub seq: u64,
+    /// Requested URL.
+    pub url: String,
+    /// URL after redirects.
+    pub final_url: String,
+    /// RFC 3339 fetch time.
+    pub fetched_at: String,
+    /// The extraction and page class.
+    pub extraction: Result<PageExtraction, ExtractError>,
+    /// The page classifier's verdict.
+    pub class: Option<PageClass>,
+}
+
+/// Work for the pool.
+pub enum WorkItem {
+    /// Decode, parse, collect links, and extract or keep a fetched 2xx page.
+    Page {
+        /// The dispatch it belongs to.
+        host: String,
+        /// Its ticket.
+        ticket: u64,
+        /// The frontier entry.
+        entry: FrontierEntry,
+        /// The response.
+        page: Box<FetchedPage>,
+        /// Sample or extract.
+        mode: PageMode,
+    },
+    /// Learn `host`'s model from its first `sample_size` waiting pages.
+    Learn {
+        /// Host key.
+        host: String,
+    },
+    /// Extract every page of `host` waiting in the state, in crawl order, with `model`.
+    Drain {
+        /// Host key.
+        host: String,
+        /// The host's model (`None`: jusText-only fallback).
+        model: Option<Arc<DomainModel>>,
+    },
+}
+
+/// Input of the committer.
+pub enum CommitMsg {
+    /// A dispatched page's outcome.
+    Page(Box<PageDone>),
+    /// A robots.txt fetched (kept in the state for resume).
+    Robots {
+        /// Host key.
+        host: String,
+        /// The entry.
+        entry: RobotsEntry,
+    },
+    /// Dispatch gave the host up (robots.txt or too many failures).
+    HostDead {
+        /// Host key.
+        host: String,
+    },
+    /// The host has nothing queued and nothing in flight: finish its sampling (learn with at
+    /// least `min_sample` pages, else fall back to jusText).
+    HostDry {
+        /// Host key.
+        host: String,
+    },
+    /// A learn job finished.
+    Learned {
+        /// Host key.
+        host: String,
+        /// The model (a default model when learning failed); `None` when the job was skipped
+        /// (Ctrl-C, or the state could not be read): it runs again on resume.
+        model: Option<Box<DomainModel>>,
+    },
+    /// One page of a drain job (`None` for an empty drain); `last` ends the job.
+    Drained {
+        /// Host key.
+        host: String,
+        /// The page.
+        page: Option<Box<WaitingDone>>,
+        /// True for the job's last message.
+        last: bool,
+    },
+    /// Dispatch is done: after the pages it sent (`dispatched` in all) and the background
+    /// jobs, the committer commits and stops. `interrupted`: no new learn or drain job starts.
+    Finish {
+        /// Tickets dispatch sent in this run.
+        dispatched: u64,
+        /// Ctrl-C.
+        interrupted: bool,
+    },
+}
+
+/// From the committer to dispatch.
+pub enum Event {
+    /// A group commit is durable.
+    Committed {
+        /// One host key per page made durable (dispatch counts its outstanding pages down).
+        pages: Vec<String>,
+        /// Hosts whose frontier got new entries, with their seed (new hosts included).
+        new_work: Vec<(String, String)>,
+        /// The counters as committed.
+        counters: Box<Counters>,
+    },
+    /// A host's model is ready (`None`: jusText fallback): dispatch extracts its next pages.
+    Model {
+        /// Host key.
+        host: String,
+        /// The model.
+        model: Option<Arc<DomainModel>>,
+    },
+    /// The committer stopped; its final state is durable (or the error that stopped it).
+    Finished(Result<(), String>),
+}

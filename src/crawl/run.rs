@@ -1,0 +1,195 @@
+//! [`run`]: the crawl's wiring. Steps, in order:
+//!
+//! 1. open the state and the corpus writer, cutting the corpus back to the committed offset
+//!    (crash recovery);
+//! 2. queue the seeds that are not seen yet;
+//! 3. start the committer thread (which reloads Onion's seen set and restarts the learn and
+//!    drain jobs a killed run left) and the worker pool;
+//! 4. run dispatch over every host of the state until the frontier is empty or Ctrl-C;
+//! 5. join the stages and read the summary from the state.
+
+use crate::crawl::committer::Committer;
+use crate::crawl::dispatch::{DispatchConfig, Dispatcher};
+use crate::crawl::fetch::Fetcher;
+use crate::crawl::hosts::ModelState;
+use crate::crawl::messages::Event;
+use crate::crawl::progress::Progress;
+use crate::crawl::robots::{user_agent_token, RobotsEntry, RobotsStatus};
+use crate::crawl::url::{host_key, normalize, parse_seed_line};
+use crate::crawl::workers::{spawn_workers, PageTools, WorkerContext};
+use crate::crawl::{CrawlError, CrawlOptions, CrawlSummary};
+use crate::domain::DomainModel;
+use crate::extract::pipeline::ExtractSettings;
+use crate::store::{open_state_dir, CrawlState, FrontierEntry, HostPhase, HostRecord};
+use crate::write::open_writer;
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::SystemTime;
+use url::Url;
+
+/// Messages from the workers to the committer that may wait at most (back-pressure on the
+/// workers).
+const RESULTS_QUEUE: usize = 256;
+
+/// Run a crawl to the end of its frontier (or until Ctrl-C), resuming from the state.
+///
+/// # Errors
+/// [`CrawlError`] for what stops a whole crawl: the store, the corpus file, the seeds file.
+/// Bad pages and bad hosts are counted and logged, never returned.
+pub async fn run(opts: CrawlOptions) -> Result<CrawlSummary, CrawlError> {
+    // 1. State and corpus writer.
+    let cfg = opts.config.clone();
+    let state = open_state_dir(&cfg.crawl.state_dir)?;
+    let format = cfg.crawl.format;
+    if let Some(stored) = state.corpus_format()? {
+        if stored != format.name() {
+            return Err(CrawlError::FormatMismatch { stored, requested: format.name().to_string() });
+        }
+    }
+    let writer = open_writer(format, &cfg.crawl.out_dir, state.corpus_offset()?)?;
+    let corpus = writer.path().to_path_buf();
+
+    // 2. Seeds.
+    add_seeds(&state, &opts.seeds)?;
+
+    // 3. Committer and workers.
+    let (work_tx, work_rx) = crossbeam_channel::bounded(cfg.crawl.queue_pages);
+    let (results_tx, results_rx) = crossbeam_channel::bounded(RESULTS_QUEUE);
+    let (direct_tx, direct_rx) = crossbeam_channel::unbounded();
+    let (events_tx, events_rx) = tokio::sync::mpsc::unbounded_channel();
+    let stop = Arc::new(AtomicBool::new(false));
+    let log_path = cfg.crawl.state_dir.join("onion.log");
+    let committer = Committer::open(
+        cfg.clone(),
+        state.clone(),
+        writer,
+        &log_path,
+        work_tx.clone(),
+        events_tx.clone(),
+        stop.clone(),
+    )?;
+    let committer = std::thread::Builder::new()
+        .name("webcorpus-committer".into())
+        .spawn(move || {
+            let result = committer.run(results_rx, direct_rx);
+            let _ = events_tx.send(Event::Finished(result.as_ref().map(|_| ()).map_err(|e| e.to_string())));
+            result
+        })
+        .map_err(|e| CrawlError::Committer(format!("cannot start the committer thread: {e}")))?;
+    let ctx = WorkerContext {
+        tools: PageTools {
+            kind: cfg.crawl.extractor,
+            settings: Arc::new(ExtractSettings::from_config(&cfg)),
+            classifier: cfg.classify.classifier()?,
+        },
+        state: state.clone(),
+        learn: cfg.learn.clone(),
+        justext: cfg.justext.clone(),
+        language: cfg.crawl.language().map(str::to_string),
+        max_links_per_page: cfg.crawl.max_links_per_page,
+        stop: stop.clone(),
+    };
+    let workers = spawn_workers(cfg.crawl.worker_threads(), Arc::new(ctx), work_rx, results_tx);
+
+    // 4. Dispatch.
+    let dispatch_cfg = DispatchConfig {
+        politeness: cfg.politeness.clone(),
+        max_parallel_hosts: cfg.crawl.max_parallel_hosts,
+        ua_token: user_agent_token(&cfg.net.user_agent),
+    };
+    let fetcher = Arc::new(Fetcher::new(&cfg.net)?);
+    let mut dispatcher = Dispatcher::new(fetcher, state.clone(), dispatch_cfg, work_tx, direct_tx, events_rx);
+    load_hosts(&state, &mut dispatcher, cfg.politeness.robots_max_age)?;
+    let progress = Progress::new(opts.quiet);
+    let dispatched = dispatcher.run(stop, &progress).await;
+    progress.finish();
+    drop(dispatcher);
+
+    // 5. Join, then the summary.
+    let committed = committer.join().map_err(|_| CrawlError::Committer("the committer panicked".into()))?;
+    for w in workers {
+        let _ = w.join();
+    }
+    committed?;
+    let interrupted = dispatched?;
+    let hosts = state.hosts()?;
+    Ok(CrawlSummary {
+        counters: state.counters()?,
+        hosts: hosts.len(),
+        learned: hosts.iter().filter(|h| h.phase == HostPhase::Learned).count(),
+        queued: state.frontier_total()?,
+        corpus,
+        interrupted,
+    })
+}
+
+fn now_ms() -> u64 {
+    SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
+}
+
+/// Step 2: queue every seed not seen before. Bad lines are reported and skipped.
+fn add_seeds(state: &CrawlState, path: &Path) -> Result<(), CrawlError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| CrawlError::Seeds { path: path.to_path_buf(), reason: e.to_string() })?;
+    let mut batch = state.batch();
+    let mut good = 0;
+    let mut records: std::collections::BTreeMap<String, HostRecord> = Default::default();
+    let mut queued = std::collections::HashSet::new();
+    for (i, line) in text.lines().enumerate() {
+        let url = match parse_seed_line(line) {
+            Ok(Some(u)) => u,
+            Ok(None) => continue,
+            Err(e) => {
+                tracing::warn!("{}:{}: skipped: {e}", path.display(), i + 1);
+                eprintln!("warning: {}:{}: seed skipped: {e}", path.display(), i + 1);
+                continue;
+            }
+        };
+        let (Some(url), Some(host)) = (normalize(&url), host_key(&url)) else { continue };
+        good += 1;
+        let mut rec = match records.remove(&host) {
+            Some(rec) => rec,
+            None => match state.host(&host)? {
+                Some(rec) => rec,
+                None => HostRecord { host: host.clone(), seed: url.to_string(), ..HostRecord::default() },
+            },
+        };
+        if !state.is_seen(url.as_str())? && queued.insert(CrawlState::url_identity(url.as_str())) {
+            batch.push_frontier(&host, FrontierEntry { url: url.to_string(), depth: 0, seq: 0 });
+            rec.enqueued += 1;
+        }
+        records.insert(host, rec);
+    }
+    for rec in records.values() {
+        batch.put_host(rec);
+    }
+    if good == 0 && state.hosts()?.is_empty() {
+        return Err(CrawlError::Seeds { path: path.to_path_buf(), reason: "no valid seed URL".into() });
+    }
+    state.commit(batch)?;
+    Ok(())
+}
+
+/// Step 4a: every host of the state goes to dispatch with its stored robots.txt (when fresh)
+/// and its model.
+fn load_hosts(
+    state: &CrawlState,
+    dispatcher: &mut Dispatcher<Fetcher>,
+    max_age: std::time::Duration,
+) -> Result<(), CrawlError> {
+    for rec in state.hosts()? {
+        let seed = Url::parse(&rec.seed).unwrap_or_else(|_| Url::parse("http://invalid/").expect("valid"));
+        let robots = state
+            .robots::<RobotsEntry>(&rec.host)?
+            .filter(|e| e.status != RobotsStatus::DisallowAll)
+            .filter(|e| e.is_fresh(now_ms(), max_age));
+        let model = match rec.phase {
+            HostPhase::Sampling => ModelState::Sampling,
+            HostPhase::Learned => ModelState::Ready(state.model::<DomainModel>(&rec.host)?.map(Arc::new)),
+            HostPhase::Fallback => ModelState::Ready(None),
+        };
+        dispatcher.add_host(&rec.host, seed, robots, model, rec.dead);
+    }
+    Ok(())
+}

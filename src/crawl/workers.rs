@@ -1,0 +1,200 @@
+//! The worker pool: the crawl's CPU work off the async runtime (ARCHITECTURE.md, "The crawl
+//! engine"). `n` threads take [`WorkItem`]s from one bounded queue — fetched pages (decode,
+//! parse once, links, then extract + classify or keep for the sample), learn jobs (GoldMiner
+//! and StaDyNoT from a host's sample, GoldMiner §III.A, StaDyNoT §3) and drain jobs (the pages
+//! that waited for a model) — and send [`CommitMsg`]s to the committer. A full queue is
+//! back-pressure on dispatch; a panic on one page is that page's discard, never a dead worker.
+
+use crate::classify::{PageClass, PageClassifier};
+use crate::crawl::messages::{CommitMsg, PageContent, PageDone, PageMode, PageResult, PageWork, WaitingDone, WorkItem};
+use crate::domain::learn::learn;
+use crate::domain::{DomainModel, LearnParams, SamplePage};
+use crate::extract::pipeline::{extract_document, ExtractSettings, PageExtraction};
+use crate::extract::{ExtractError, ExtractorKind, JusTextParams};
+use crate::html::{decode_html, links::extract_links, segment, Document};
+use crate::store::CrawlState;
+use crossbeam_channel::{Receiver, Sender};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use url::Url;
+
+/// What the CPU work of a page needs besides the page: extractor, settings, classifier.
+#[derive(Clone)]
+pub struct PageTools {
+    /// The extractor.
+    pub kind: ExtractorKind,
+    /// Its settings.
+    pub settings: Arc<ExtractSettings>,
+    /// The article-vs-other classifier.
+    pub classifier: Arc<PageClassifier>,
+}
+
+/// Everything a worker needs, shared by all workers.
+pub struct WorkerContext {
+    /// Extraction tools.
+    pub tools: PageTools,
+    /// The crawl state (read-only here: waiting pages for learn and drain jobs).
+    pub state: CrawlState,
+    /// `[learn]` parameters.
+    pub learn: LearnParams,
+    /// `[justext]` parameters (learning picks the host's stoplist).
+    pub justext: JusTextParams,
+    /// The configured stoplist language, `None` to detect.
+    pub language: Option<String>,
+    /// Links kept per page at most.
+    pub max_links_per_page: usize,
+    /// Set on Ctrl-C: learn and drain jobs are skipped (they run again on resume).
+    pub stop: Arc<AtomicBool>,
+}
+
+/// Start `n` workers on `queue`, sending to `commit`. They end when every sender of `queue`
+/// is dropped.
+pub fn spawn_workers(
+    n: usize,
+    ctx: Arc<WorkerContext>,
+    queue: Receiver<WorkItem>,
+    commit: Sender<CommitMsg>,
+) -> Vec<JoinHandle<()>> {
+    (0..n.max(1))
+        .map(|i| {
+            let (ctx, queue, commit) = (ctx.clone(), queue.clone(), commit.clone());
+            std::thread::Builder::new()
+                .name(format!("webcorpus-worker-{i}"))
+                .spawn(move || {
+                    for item in queue {
+                        if commit.send(work(&ctx, item, &commit)).is_err() {
+                            break;
+                        }
+                    }
+                })
+                .expect("spawn worker thread")
+        })
+        .collect()
+}
+
+/// Do one item; drain jobs send all but their last message through `commit` themselves.
+fn work(ctx: &WorkerContext, item: WorkItem, commit: &Sender<CommitMsg>) -> CommitMsg {
+    match item {
+        WorkItem::Page { host, ticket, entry, page, mode } => {
+            let work = catch_unwind(AssertUnwindSafe(|| {
+                page_work(ctx, &page.body, page.content_type.as_deref(), &page.final_url, mode)
+            }))
+            .unwrap_or_else(|_| {
+                tracing::error!(url = entry.url, "page processing panicked");
+                PageWork { links: Vec::new(), content: PageContent::Failed }
+            });
+            let result = PageResult::Fetched {
+                final_url: page.final_url.clone(),
+                status: page.status,
+                fetched_at: humantime::format_rfc3339_seconds(page.fetched_at).to_string(),
+                work: Some(work),
+            };
+            CommitMsg::Page(Box::new(PageDone { host, ticket, entry, result }))
+        }
+        WorkItem::Learn { host } => {
+            let model = if ctx.stop.load(Ordering::Relaxed) {
+                None
+            } else {
+                catch_unwind(AssertUnwindSafe(|| learn_host(ctx, &host))).unwrap_or_else(|_| {
+                    tracing::error!(host, "learning panicked; falling back to jusText");
+                    Some(DomainModel { host: host.clone(), ..DomainModel::default() })
+                })
+            };
+            CommitMsg::Learned { host, model: model.map(Box::new) }
+        }
+        WorkItem::Drain { host, model } => drain(ctx, host, model, commit),
+    }
+}
+
+/// Decode, parse, collect links and (in extract mode) extract and classify one page.
+pub fn page_work(
+    ctx: &WorkerContext,
+    body: &[u8],
+    content_type: Option<&str>,
+    final_url: &Url,
+    mode: PageMode,
+) -> PageWork {
+    let decoded = decode_html(body, content_type);
+    if decoded.had_errors {
+        tracing::debug!(url = %final_url, "malformed bytes for the page's charset were replaced");
+    }
+    let doc = Document::parse(&decoded.text);
+    let mut links = extract_links(&doc, final_url);
+    links.truncate(ctx.max_links_per_page);
+    let content = match mode {
+        PageMode::Sample => PageContent::Waiting(decoded.text),
+        PageMode::Extract(model) => {
+            let (extraction, class) = extract_and_classify(&doc, final_url.as_str(), model.as_deref(), &ctx.tools);
+            PageContent::Extracted(extraction, class)
+        }
+    };
+    PageWork { links, content }
+}
+
+/// Extract a parsed page and classify the extraction (no class when extraction failed).
+pub fn extract_and_classify(
+    doc: &Document,
+    url: &str,
+    model: Option<&DomainModel>,
+    tools: &PageTools,
+) -> (Result<PageExtraction, ExtractError>, Option<PageClass>) {
+    let blocks = segment(doc);
+    let extraction = extract_document(doc, &blocks, tools.kind, model, &tools.settings);
+    let class = extraction.as_ref().ok().map(|ex| tools.classifier.classify_extraction(Some(url), ex, doc, &blocks));
+    (extraction, class)
+}
+
+/// Learn `host`'s model from its sample. `None` only when the state cannot be read (logged;
+/// the job is retried on resume).
+fn learn_host(ctx: &WorkerContext, host: &str) -> Option<DomainModel> {
+    let sample = match ctx.state.waiting_pages(host, ctx.learn.sample_size) {
+        Ok(s) => s,
+        Err(e) => {
+            tracing::error!(host, "cannot read the sample: {e}");
+            return None;
+        }
+    };
+    let pages: Vec<SamplePage> = sample.into_iter().map(|s| SamplePage { url: s.url, html: s.html }).collect();
+    let model = learn(host, &pages, ctx.language.as_deref(), &ctx.justext, &ctx.learn);
+    tracing::info!(host, pages = pages.len(), goldminer = model.goldminer.is_some(), "domain model learned");
+    Some(model)
+}
+
+/// Extract the pages of `host` waiting in the state, one message each, in crawl order; the
+/// returned message is the last.
+fn drain(ctx: &WorkerContext, host: String, model: Option<Arc<DomainModel>>, commit: &Sender<CommitMsg>) -> CommitMsg {
+    let last = || CommitMsg::Drained { host: host.clone(), page: None, last: true };
+    if ctx.stop.load(Ordering::Relaxed) {
+        return last();
+    }
+    let pages = match ctx.state.waiting_pages(&host, usize::MAX) {
+        Ok(p) => p,
+        Err(e) => {
+            tracing::error!(host, "cannot read the waiting pages: {e}");
+            return last();
+        }
+    };
+    let n = pages.len();
+    for (i, s) in pages.into_iter().enumerate() {
+        let job = || {
+            let doc = Document::parse(&s.html);
+            extract_and_classify(&doc, &s.final_url, model.as_deref(), &ctx.tools)
+        };
+        let (extraction, class) = catch_unwind(AssertUnwindSafe(job)).unwrap_or_else(|_| {
+            tracing::error!(url = s.url, "extraction panicked");
+            (Err(ExtractError::Panicked), None)
+        });
+        let page =
+            WaitingDone { seq: s.seq, url: s.url, final_url: s.final_url, fetched_at: s.fetched_at, extraction, class };
+        let msg = CommitMsg::Drained { host: host.clone(), page: Some(Box::new(page)), last: i + 1 == n };
+        if i + 1 == n {
+            return msg;
+        }
+        if commit.send(msg).is_err() {
+            break;
+        }
+    }
+    last()
+}
