@@ -1,6 +1,8 @@
-//! Crash safety: a crawl killed with SIGKILL at random moments and resumed each time ends
-//! with exactly the records of an uninterrupted crawl, none twice (ARCHITECTURE.md, "Crash
-//! safety"). The store is reopened by every resumed process.
+//! Crash safety: a crawl killed with SIGKILL at random moments, or aborted at chosen points
+//! (inside a group commit, between the corpus sync and the store batch; when a learned model
+//! arrives), and resumed each time ends with exactly the records of an uninterrupted crawl,
+//! none twice (ARCHITECTURE.md, "Crash safety"). The store is reopened by every resumed
+//! process.
 
 mod support;
 
@@ -53,6 +55,34 @@ fn corpus_urls(dir: &Path) -> BTreeSet<String> {
         }
     }
     urls
+}
+
+/// Deterministic kill points through the committer's `WEBCORPUS_DIE_AT` hook: each run dies
+/// at its point (the process aborts, as a kill -9 would stop it), the next resumes.
+#[test]
+fn abort_inside_group_commits_and_during_learning_then_resume_gives_the_uninterrupted_corpus() {
+    let Some(shared) = support::shared_dir("abort_resume") else { return };
+    let server = SiteServer::start("127.0.0.1:0", shared_sites(&shared.join("sites")));
+    let reference = tempfile::tempdir().unwrap();
+    write_setup(reference.path(), server.addr);
+    assert!(crawl_command(reference.path()).status().unwrap().success());
+    let expected = corpus_urls(reference.path());
+
+    let killed = tempfile::tempdir().unwrap();
+    write_setup(killed.path(), server.addr);
+    let mut died = 0;
+    for point in ["group:2", "learned:1", "group:5", "learned:1", "group:1", "group:9"] {
+        let status = crawl_command(killed.path()).env("WEBCORPUS_DIE_AT", point).status().unwrap();
+        if !status.success() {
+            died += 1;
+        }
+    }
+    assert!(died >= 4, "only {died} runs reached their kill point");
+    assert!(crawl_command(killed.path()).status().unwrap().success(), "the final resume finishes");
+    let resumed = corpus_urls(killed.path());
+    let missing: Vec<_> = expected.difference(&resumed).collect();
+    let extra: Vec<_> = resumed.difference(&expected).collect();
+    assert!(missing.is_empty() && extra.is_empty(), "missing {missing:?}, extra {extra:?}");
 }
 
 #[test]

@@ -82,11 +82,12 @@ pub enum PageContent {
     Failed,
 }
 
-/// The outcome of one dispatched frontier entry.
+/// The outcome of one dispatched frontier entry (it travels boxed in [`PageDone`]).
+#[allow(clippy::large_enum_variant)]
 pub enum PageResult {
     /// robots.txt disallows it; not fetched.
     RobotsDisallowed,
-    /// No response: the fetch error's reason. `host_failure` when it counts against the host.
+    /// No response: the fetch error's reason.
     FetchFailed {
         /// The discard.
         reason: &'static str,

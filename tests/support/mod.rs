@@ -14,6 +14,8 @@ pub fn shared_dir(test: &str) -> Option<PathBuf> {
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared"));
     if dir.join("sites").is_dir() && dir.join("data").is_dir() {
         Some(dir)
+    } else if std::env::var_os("CI").is_some() {
+        panic!("{test}: shared data not found at {} (CI must run with ../shared)", dir.display());
     } else {
         eprintln!("\n*** SKIPPED {test}: shared data not found at {} (set WEBCORPUS_SHARED) ***\n", dir.display());
         None
