@@ -13,8 +13,8 @@
 //! 3. after the commit, dispatch hears which pages are durable and which hosts have new
 //!    work, and the learn and drain jobs the group asked for go to the worker pool.
 //!
-//! A host's sample fills → learn job; the model → drain job (its waiting pages extracted in
-//! crawl order), while later pages of that host wait in memory until the drain is done, so
+//! A host's sample fills → learn job, which then extracts the sample it parsed; a drain job
+//! extracts the pages that waited beyond the sample (in crawl order), while later pages of that host wait in memory until the drain is done, so
 //! the corpus keeps fetch order within a host whatever the worker timing.
 
 use crate::classify::{PageClass, PageType};
@@ -289,8 +289,10 @@ impl Committer {
             }
             CommitMsg::HostDry { host } => self.host_dry(&host),
             CommitMsg::Learned { host, model } => {
-                self.jobs_running -= 1;
                 self.book(&host).learning = false;
+                if model.is_none() {
+                    self.jobs_running -= 1;
+                }
                 if let Some(model) = model {
                     self.learned_models += 1;
                     if self.die_at == Some(DieAt::Learned(self.learned_models)) {
@@ -301,8 +303,9 @@ impl Committer {
                     let book = self.book(&host);
                     book.rec.phase = HostPhase::Learned;
                     book.model = Some(model.clone());
+                    // The learn job goes on as the drain of the sample it parsed.
+                    book.draining = true;
                     self.events_after_commit.push(Event::Model { host: host.clone(), model: Some(model) });
-                    self.schedule_drain(&host);
                     self.touch(&host);
                 }
             }

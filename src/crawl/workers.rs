@@ -7,11 +7,12 @@
 
 use crate::classify::{PageClass, PageClassifier};
 use crate::crawl::messages::{CommitMsg, PageContent, PageDone, PageMode, PageResult, PageWork, WaitingDone, WorkItem};
-use crate::domain::learn::learn;
-use crate::domain::{DomainModel, LearnParams, SamplePage};
+use crate::domain::learn::learn_documents;
+use crate::domain::{DomainModel, LearnParams};
 use crate::extract::pipeline::{extract_document, ExtractSettings, PageExtraction};
 use crate::extract::{ExtractError, ExtractorKind, JusTextParams};
 use crate::html::{decode_html, links::extract_links, segment, Document};
+use crate::model::Block;
 use crate::store::CrawlState;
 use crossbeam_channel::{Receiver, Sender};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -94,15 +95,13 @@ fn work(ctx: &WorkerContext, item: WorkItem, commit: &Sender<CommitMsg>) -> Comm
             CommitMsg::Page(Box::new(PageDone { host, ticket, entry, result }))
         }
         WorkItem::Learn { host } => {
-            let model = if ctx.stop.load(Ordering::Relaxed) {
-                None
-            } else {
-                catch_unwind(AssertUnwindSafe(|| learn_host(ctx, &host))).unwrap_or_else(|_| {
-                    tracing::error!(host, "learning panicked; falling back to jusText");
-                    Some(DomainModel { host: host.clone(), ..DomainModel::default() })
-                })
-            };
-            CommitMsg::Learned { host, model: model.map(Box::new) }
+            if ctx.stop.load(Ordering::Relaxed) {
+                return CommitMsg::Learned { host, model: None };
+            }
+            catch_unwind(AssertUnwindSafe(|| learn_and_extract(ctx, &host, commit))).unwrap_or_else(|_| {
+                tracing::error!(host, "learning panicked; the sample is learned again on resume");
+                CommitMsg::Learned { host, model: None }
+            })
         }
         WorkItem::Drain { host, model } => drain(ctx, host, model, commit),
     }
@@ -146,20 +145,44 @@ pub fn extract_and_classify(
     (extraction, class)
 }
 
-/// Learn `host`'s model from its sample. `None` only when the state cannot be read (logged;
-/// the job is retried on resume).
-fn learn_host(ctx: &WorkerContext, host: &str) -> Option<DomainModel> {
+/// Learn `host`'s model from its sample and extract the sample with it, parsing each page
+/// once: [`CommitMsg::Learned`], then one [`CommitMsg::Drained`] per sampled page (the
+/// returned message is the last). `Learned` without a model when the state cannot be read.
+fn learn_and_extract(ctx: &WorkerContext, host: &str, commit: &Sender<CommitMsg>) -> CommitMsg {
     let sample = match ctx.state.waiting_pages(host, ctx.learn.sample_size) {
         Ok(s) => s,
         Err(e) => {
             tracing::error!(host, "cannot read the sample: {e}");
-            return None;
+            return CommitMsg::Learned { host: host.to_string(), model: None };
         }
     };
-    let pages: Vec<SamplePage> = sample.into_iter().map(|s| SamplePage { url: s.url, html: s.html }).collect();
-    let model = learn(host, &pages, ctx.language.as_deref(), &ctx.justext, &ctx.learn);
-    tracing::info!(host, pages = pages.len(), goldminer = model.goldminer.is_some(), "domain model learned");
-    Some(model)
+    let docs: Vec<Document> = sample.iter().map(|s| Document::parse(&s.html)).collect();
+    let blocks: Vec<Vec<Block>> = docs.iter().map(segment).collect();
+    let model = learn_documents(host, &docs, &blocks, ctx.language.as_deref(), &ctx.justext, &ctx.learn);
+    tracing::info!(host, pages = docs.len(), goldminer = model.goldminer.is_some(), "domain model learned");
+    let model = Arc::new(model);
+    let learned = CommitMsg::Learned { host: host.to_string(), model: Some(Box::new((*model).clone())) };
+    if commit.send(learned).is_err() {
+        return CommitMsg::Drained { host: host.to_string(), page: None, last: true };
+    }
+    let n = sample.len();
+    let mut last = CommitMsg::Drained { host: host.to_string(), page: None, last: true };
+    for (i, ((s, doc), blocks)) in sample.into_iter().zip(&docs).zip(&blocks).enumerate() {
+        let extraction = extract_document(doc, blocks, ctx.tools.kind, Some(&model), &ctx.tools.settings);
+        let class = extraction
+            .as_ref()
+            .ok()
+            .map(|ex| ctx.tools.classifier.classify_extraction(Some(&s.final_url), ex, doc, blocks));
+        let page =
+            WaitingDone { seq: s.seq, url: s.url, final_url: s.final_url, fetched_at: s.fetched_at, extraction, class };
+        let msg = CommitMsg::Drained { host: host.to_string(), page: Some(Box::new(page)), last: i + 1 == n };
+        if i + 1 == n {
+            last = msg;
+        } else if commit.send(msg).is_err() {
+            break;
+        }
+    }
+    last
 }
 
 /// Extract the pages of `host` waiting in the state, one message each, in crawl order; the

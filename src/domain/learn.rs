@@ -31,10 +31,23 @@ pub fn learn(
     // 1. Parse and segment each page once.
     let docs: Vec<Document> = pages.iter().map(|p| Document::parse(&p.html)).collect();
     let blocks: Vec<Vec<Block>> = docs.iter().map(segment).collect();
+    learn_documents(host, &docs, &blocks, language, justext_params, params)
+}
 
+/// [`learn`] from pages already parsed (`docs`) and segmented (`blocks`, one list per
+/// document), so that the caller can extract the same pages with the model without parsing
+/// them again.
+pub fn learn_documents(
+    host: &str,
+    docs: &[Document],
+    blocks: &[Vec<Block>],
+    language: Option<&str>,
+    justext_params: &JusTextParams,
+    params: &LearnParams,
+) -> DomainModel {
     // 2. One stoplist for the host, from the text of the sample's blocks.
     let mut sample = String::new();
-    'outer: for page in &blocks {
+    'outer: for page in blocks {
         for b in page {
             if sample.len() + b.text.len() > LANGUAGE_SAMPLE_BYTES {
                 break 'outer;
@@ -49,21 +62,17 @@ pub fn learn(
     let labels: Vec<Vec<Label>> = blocks.iter().map(|b| justext::classify(b, &stoplist, justext_params)).collect();
 
     // 4. GoldMiner begin/end patterns.
-    let learn_pages: Vec<LearnPage<'_>> = docs
-        .iter()
-        .zip(&blocks)
-        .zip(&labels)
-        .map(|((doc, blocks), labels)| LearnPage { doc, blocks, labels })
-        .collect();
+    let learn_pages: Vec<LearnPage<'_>> =
+        docs.iter().zip(blocks).zip(&labels).map(|((doc, blocks), labels)| LearnPage { doc, blocks, labels }).collect();
     let goldminer = goldminer::learn(&learn_pages, &params.goldminer);
 
     // 5. StaDyNoT static noise keys.
-    let stadynot = stadynot::learn_static(&docs, &params.stadynot);
+    let stadynot = stadynot::learn_static(docs, &params.stadynot);
 
     DomainModel {
         format_version: MODEL_FORMAT_VERSION,
         host: host.to_string(),
-        pages_sampled: pages.len(),
+        pages_sampled: docs.len(),
         language: stoplist.language.clone(),
         goldminer,
         stadynot,

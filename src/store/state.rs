@@ -169,6 +169,34 @@ fn seen_key(url: &str) -> Vec<u8> {
     k
 }
 
+/// A waiting page as stored: a 4-byte big-endian length, the page's JSON without its HTML,
+/// then the HTML deflated (fast level: web HTML shrinks 4–8×, and the state holds up to
+/// `sample_size` pages per sampling host).
+fn encode_waiting(page: &SampledPage) -> Vec<u8> {
+    use std::io::Write;
+    let head = encode(&SampledPage { html: String::new(), ..page.clone() });
+    let mut out = Vec::with_capacity(page.html.len() / 4 + head.len() + 4);
+    out.extend_from_slice(&(head.len() as u32).to_be_bytes());
+    out.extend_from_slice(&head);
+    let mut z = flate2::write::DeflateEncoder::new(out, flate2::Compression::fast());
+    z.write_all(page.html.as_bytes()).expect("writing to memory");
+    z.finish().expect("writing to memory")
+}
+
+fn decode_waiting(key: &[u8], value: &[u8]) -> Result<SampledPage, StoreError> {
+    use std::io::Read;
+    let corrupt = |reason: String| StoreError::Corrupt { key: String::from_utf8_lossy(key).into_owned(), reason };
+    let n = value.get(..4).map(|b| u32::from_be_bytes(b.try_into().expect("4 bytes")) as usize);
+    let head = n.and_then(|n| value.get(4..4 + n)).ok_or_else(|| corrupt("short waiting page".into()))?;
+    let mut page: SampledPage = decode(key, head)?;
+    let mut html = String::new();
+    flate2::read::DeflateDecoder::new(&value[4 + head.len()..])
+        .read_to_string(&mut html)
+        .map_err(|e| corrupt(format!("waiting page HTML: {e}")))?;
+    page.html = html;
+    Ok(page)
+}
+
 fn decode<T: DeserializeOwned>(key: &[u8], value: &[u8]) -> Result<T, StoreError> {
     serde_json::from_slice(value)
         .map_err(|e| StoreError::Corrupt { key: String::from_utf8_lossy(key).into_owned(), reason: e.to_string() })
@@ -286,7 +314,7 @@ impl CrawlState {
     /// Up to `limit` of the pages of `host` waiting for its model, in crawl order (the first
     /// `sample_size` are its sample).
     pub fn waiting_pages(&self, host: &str, limit: usize) -> Result<Vec<SampledPage>, StoreError> {
-        self.store.scan_prefix(&host_key("p/", host), limit)?.iter().map(|(k, v)| decode(k, v)).collect()
+        self.store.scan_prefix(&host_key("p/", host), limit)?.iter().map(|(k, v)| decode_waiting(k, v)).collect()
     }
 
     /// The learned model of `host`, as stored.
@@ -365,7 +393,7 @@ impl StateBatch {
 
     /// Keep `page` in the state until `host`'s model is there.
     pub fn put_waiting(&mut self, host: &str, page: &SampledPage) {
-        self.batch.put(seq_key("p/", host, page.seq), encode(page));
+        self.batch.put(seq_key("p/", host, page.seq), encode_waiting(page));
     }
 
     /// Delete waiting page `seq` of `host` (its outcome is in this batch).
