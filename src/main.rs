@@ -132,9 +132,11 @@ fn extract(args: ExtractArgs) -> Result<()> {
         None => config.crawl.language().map(str::to_string),
     };
     let settings = ExtractSettings { language: language.clone(), ..ExtractSettings::from_config(&config) };
-    let pages: Vec<_> = args.files.iter().map(|f| read_page(f)).collect();
-    let model = match &args.site {
+    // With --site every page is read first to learn the site's model; without, one page at a
+    // time is read, extracted and written (no page stays in memory).
+    let (pages, model) = match &args.site {
         Some(site) => {
+            let pages: Vec<_> = args.files.iter().map(|f| read_page(f)).collect();
             let sample: Vec<SamplePage> = pages
                 .iter()
                 .flatten()
@@ -147,14 +149,19 @@ fn extract(args: ExtractArgs) -> Result<()> {
             if args.show_model {
                 eprint!("{}", model.summary());
             }
-            Some(Arc::new(model))
+            (Some(pages), Some(Arc::new(model)))
         }
-        None => None,
+        None => (None, None),
     };
     let classifier = config.classify.classifier()?;
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    for (path, page) in args.files.iter().zip(pages) {
+    let mut pages = pages.map(Vec::into_iter);
+    for path in &args.files {
+        let page = match &mut pages {
+            Some(read) => read.next().expect("one page per file"),
+            None => read_page(path),
+        };
         let line = match page {
             Err(e) => serde_json::json!({ "id": webcorpus::extract::files::file_id(path), "error": e.to_string() }),
             Ok(page) => match webcorpus::classify::extract_with_features(

@@ -22,6 +22,9 @@ pub struct Cues {
     pub phrases: &'static [&'static str],
 }
 
+use super::phrases::{is_whole_word, PhraseSet};
+use std::sync::LazyLock;
+
 /// Cues counted in the text of all the page's blocks.
 #[rustfmt::skip]
 pub const PAGE_CUES: &[Cues] = &[
@@ -176,60 +179,71 @@ pub const TITLE_CUES: &[Cues] = &[
     },
 ];
 
-/// Whole-word matches of `phrases` in `lower` (already lower-case).
-pub fn count_phrases(lower: &str, phrases: &[&str]) -> usize {
-    let mut hits = 0;
-    for phrase in phrases {
-        for (pos, _) in lower.match_indices(phrase) {
-            let before = lower[..pos].chars().next_back();
-            let after = lower[pos + phrase.len()..].chars().next();
-            if !before.is_some_and(char::is_alphanumeric) && !after.is_some_and(char::is_alphanumeric) {
-                hits += 1;
-            }
-        }
-    }
-    hits
+/// Whole-word matches of `phrases` in `lower` (already lower-case). Builds an automaton per
+/// call: for the classifier's lists use [`count_page_cues`] and [`count_title_cues`], whose
+/// automata are built once.
+pub fn count_phrases(lower: &str, phrases: &[&'static str]) -> usize {
+    PhraseSet::new(&[phrases]).count(lower, |_, start, end| is_whole_word(lower, start, end))[0]
+}
+
+/// The automaton of a cue list, one group per class.
+fn cue_set(cues: &[Cues]) -> PhraseSet {
+    PhraseSet::new(&cues.iter().map(|c| c.phrases).collect::<Vec<_>>())
+}
+
+/// Per class of [`PAGE_CUES`], the whole-word matches of its phrases in `lower` (already
+/// lower-case): what [`count_phrases`] counts, for all classes in one pass.
+pub fn count_page_cues(lower: &str) -> Vec<usize> {
+    static SET: LazyLock<PhraseSet> = LazyLock::new(|| cue_set(PAGE_CUES));
+    SET.count(lower, |_, start, end| is_whole_word(lower, start, end))
+}
+
+/// Per class of [`TITLE_CUES`], the whole-word matches of its phrases in `lower` (already
+/// lower-case), as [`count_page_cues`].
+pub fn count_title_cues(lower: &str) -> Vec<usize> {
+    static SET: LazyLock<PhraseSet> = LazyLock::new(|| cue_set(TITLE_CUES));
+    SET.count(lower, |_, start, end| is_whole_word(lower, start, end))
 }
 
 /// Currency symbols and codes (ISO 4217 for the currencies of the data's countries).
 #[rustfmt::skip]
-const CURRENCIES: &[&str] = &["$", "€", "£", "¥", "₹", "zł", "eur", "usd", "gbp", "pln", "chf", "kr", "aud", "cad"];
+pub(crate) const CURRENCIES: &[&str] = &["$", "€", "£", "¥", "₹", "zł", "eur", "usd", "gbp", "pln", "chf", "kr", "aud", "cad"];
 
 /// Prices in `lower` (lower-case text): a currency symbol or code next to a number
-/// (`$19.99`, `19,99 €`, `120 zł`, `EUR 5`), with at most one space between.
+/// (`$19.99`, `19,99 €`, `120 zł`, `EUR 5`), with at most one space between. A code of
+/// letters must not touch other letters.
 pub fn count_prices(lower: &str) -> usize {
-    let mut hits = 0;
-    for cur in CURRENCIES {
-        let alpha = cur.chars().all(char::is_alphabetic);
-        for (pos, _) in lower.match_indices(cur) {
-            let before_text = &lower[..pos];
-            let after_text = &lower[pos + cur.len()..];
-            if alpha
-                && (before_text.chars().next_back().is_some_and(char::is_alphabetic)
-                    || after_text.chars().next().is_some_and(char::is_alphabetic))
-            {
-                continue;
-            }
-            let mut before = before_text.chars().rev().peekable();
-            if before.peek().is_some_and(|c| c.is_whitespace()) {
-                before.next();
-            }
-            let mut after = after_text.chars().peekable();
-            if after.peek().is_some_and(|c| c.is_whitespace()) {
-                after.next();
-            }
-            if before.next().is_some_and(|c| c.is_ascii_digit()) || after.next().is_some_and(|c| c.is_ascii_digit()) {
-                hits += 1;
-            }
-        }
+    static SET: LazyLock<PhraseSet> = LazyLock::new(|| PhraseSet::new(&[CURRENCIES]));
+    SET.count(lower, |cur, start, end| is_price(lower, cur, start, end))[0]
+}
+
+/// True when the currency `cur` found at `start..end` of `lower` is a price (see
+/// [`count_prices`]).
+fn is_price(lower: &str, cur: &str, start: usize, end: usize) -> bool {
+    let before_text = &lower[..start];
+    let after_text = &lower[end..];
+    let alpha = cur.chars().all(char::is_alphabetic);
+    if alpha
+        && (before_text.chars().next_back().is_some_and(char::is_alphabetic)
+            || after_text.chars().next().is_some_and(char::is_alphabetic))
+    {
+        return false;
     }
-    hits
+    let mut before = before_text.chars().rev().peekable();
+    if before.peek().is_some_and(|c| c.is_whitespace()) {
+        before.next();
+    }
+    let mut after = after_text.chars().peekable();
+    if after.peek().is_some_and(|c| c.is_whitespace()) {
+        after.next();
+    }
+    before.next().is_some_and(|c| c.is_ascii_digit()) || after.next().is_some_and(|c| c.is_ascii_digit())
 }
 
 /// Month names (lower case) of English (with abbreviations), German, Spanish, French, Polish
 /// (nominative and genitive), Italian and Dutch.
 #[rustfmt::skip]
-const MONTHS: &[&str] = &[
+pub(crate) const MONTHS: &[&str] = &[
     "january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november",
     "december", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec", "januar",
     "februar", "märz", "mai", "juni", "juli", "oktober", "dezember", "jänner", "enero", "febrero", "marzo", "abril",
@@ -252,9 +266,22 @@ fn is_day_or_year(word: &str) -> bool {
 /// (`12.03.2024`, `2024-03-12`, `3/12/24` is not: no four-digit year).
 fn is_numeric_date(word: &str) -> bool {
     let word = word.trim_matches(|c: char| !c.is_ascii_digit());
+    // The shortest date is of eight characters (`1.1.2024`).
+    if word.len() < 8 {
+        return false;
+    }
     for sep in ['.', '/', '-'] {
-        let parts: Vec<&str> = word.split(sep).collect();
-        if parts.len() == 3
+        // The word split at `sep` into exactly three parts (a fourth makes `n` 4).
+        let (mut parts, mut n) = ([""; 3], 0);
+        for part in word.split(sep) {
+            if n == 3 {
+                n = 4;
+                break;
+            }
+            parts[n] = part;
+            n += 1;
+        }
+        if n == 3
             && parts.iter().all(|p| !p.is_empty() && p.len() <= 4 && p.chars().all(|c| c.is_ascii_digit()))
             && parts.iter().filter(|p| p.len() == 4).count() == 1
             && (parts[0].len() == 4 || parts[2].len() == 4)
@@ -263,6 +290,12 @@ fn is_numeric_date(word: &str) -> bool {
         }
     }
     false
+}
+
+/// True when `word` (lower case) is one of [`MONTHS`].
+fn is_month(word: &str) -> bool {
+    static SET: LazyLock<rustc_hash::FxHashSet<&'static str>> = LazyLock::new(|| MONTHS.iter().copied().collect());
+    SET.contains(word)
 }
 
 /// Dates in `lower` (lower-case text): a month name next to a day or year (`May 5`, `5. Mai
@@ -276,7 +309,7 @@ pub fn count_dates(lower: &str) -> usize {
             continue;
         }
         let bare = w.trim_matches(|c: char| !c.is_alphabetic());
-        if bare.is_empty() || !MONTHS.contains(&bare) {
+        if bare.is_empty() || !is_month(bare) {
             continue;
         }
         let near = |j: Option<usize>| j.and_then(|j| words.get(j)).is_some_and(|n| is_day_or_year(n));

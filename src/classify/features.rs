@@ -12,7 +12,7 @@
 //! Graph and schema.org types, publication date, `<article>`, form controls, code, headings,
 //! `<time>`, author markup, headline links), title words and page cues ([`super::cues`]).
 
-use super::cues::{count_dates, count_phrases, count_prices, is_byline, PAGE_CUES, TITLE_CUES};
+use super::cues::{count_dates, count_page_cues, count_prices, count_title_cues, is_byline};
 use super::legal::count_legal_terms;
 pub use super::markup::MarkupSignals;
 pub use super::url_words::UrlSignals;
@@ -307,15 +307,15 @@ impl PageFeatures {
             page_text.push_str(&b.text.to_lowercase());
             page_text.push('\n');
         }
-        for (j, cues) in PAGE_CUES.iter().enumerate() {
-            v[36 + j] = ln1p(count_phrases(&page_text, cues.phrases));
+        for (j, hits) in count_page_cues(&page_text).into_iter().enumerate() {
+            v[36 + j] = ln1p(hits);
         }
         v[41] = ln1p(count_prices(&page_text));
         v[42] = ln1p(count_dates(&page_text));
         v[43] = ln1p(input.blocks.iter().filter(|b| is_byline(&b.text)).count());
         let lower_title = title.to_lowercase();
-        for (j, cues) in TITLE_CUES.iter().enumerate() {
-            v[32 + j] = ln1p(count_phrases(&lower_title, cues.phrases));
+        for (j, hits) in count_title_cues(&lower_title).into_iter().enumerate() {
+            v[32 + j] = ln1p(hits);
         }
         // URL.
         let url = input.url.and_then(|u| url::Url::parse(u).ok());
@@ -348,6 +348,7 @@ impl PageFeatures {
 
 #[cfg(test)]
 mod tests {
+    use super::super::cues::{PAGE_CUES, TITLE_CUES};
     use super::*;
 
     fn par(kind: ParagraphKind, text: &str) -> Paragraph {

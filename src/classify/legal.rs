@@ -15,6 +15,9 @@
 //! Czech, Hungarian, Swedish, Danish, Norwegian Bokmål, Finnish, Russian). The other
 //! stoplist languages have no list: their pages count 0 hits.
 
+use super::phrases::{starts_word, PhraseSet};
+use std::sync::LazyLock;
+
 /// The terms of one language, lower-case.
 #[derive(Debug, Clone, Copy)]
 pub struct LegalTerms {
@@ -114,15 +117,15 @@ pub const LEGAL_TERMS: &[LegalTerms] = &[
     },
 ];
 
-/// Every term of [`LEGAL_TERMS`] once (a few are shared by two languages).
-fn unique_terms() -> &'static [&'static str] {
-    static TERMS: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
-    TERMS.get_or_init(|| {
+/// The automaton of every term of [`LEGAL_TERMS`] once (a few are shared by two languages).
+fn term_set() -> &'static PhraseSet {
+    static SET: LazyLock<PhraseSet> = LazyLock::new(|| {
         let mut all: Vec<&'static str> = LEGAL_TERMS.iter().flat_map(|l| l.terms.iter().copied()).collect();
         all.sort_unstable();
         all.dedup();
-        all
-    })
+        PhraseSet::new(&[&all])
+    });
+    &SET
 }
 
 /// Number of matches of any [`LEGAL_TERMS`] term in `text` (case-insensitive), every
@@ -133,15 +136,7 @@ pub fn count_legal_terms(text: &str) -> usize {
         return 0;
     }
     let lower = text.to_lowercase();
-    let mut hits = 0;
-    for term in unique_terms() {
-        for (pos, _) in lower.match_indices(term) {
-            if !lower[..pos].chars().next_back().is_some_and(char::is_alphanumeric) {
-                hits += 1;
-            }
-        }
-    }
-    hits
+    term_set().count(&lower, |_, start, _| starts_word(&lower, start))[0]
 }
 
 #[cfg(test)]

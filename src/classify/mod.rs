@@ -1,8 +1,8 @@
 //! The article-vs-other page classifier. The principal type is [`PageClassifier`]: an MLP
 //! ([`mlp::Mlp`], sigmoid hidden units as in the news-page classifier blog's 7-35-1, 2013)
 //! over [`features::PageFeatures`] of a page's extraction, markup, URL and title (word lists
-//! in [`legal`], [`cues`], [`url_words`]), giving a [`PageType`] and
-//! the probability of "article". It runs in the crawl after extraction (every record carries
+//! in [`legal`], [`cues`], [`url_words`]; the first two counted in one pass over a text by
+//! [`phrases`]), giving a [`PageType`] and the probability of "article". It runs in the crawl after extraction (every record carries
 //! `page_type` and `page_type_prob`; `[classify] drop_non_article` drops the others) and in
 //! `webcorpus extract`; `webcorpus train classifier` trains it ([`train`], data in [`data`]).
 //! The model trained on the shared sets ships inside the binary ([`PageClassifier::shipped`],
@@ -14,6 +14,7 @@ pub mod features;
 pub mod legal;
 pub mod markup;
 pub mod mlp;
+pub mod phrases;
 pub mod train;
 pub mod url_words;
 
