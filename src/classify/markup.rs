@@ -131,6 +131,7 @@ impl MarkupSignals {
     /// matches per element.
     ///
     /// [`Html::select`]: scraper::Html::select
+    #[allow(clippy::collapsible_match)] // one arm per tag name, its selector check inside: clearer than guards
     pub fn of(doc: &Document) -> MarkupSignals {
         let sel = selectors();
         let mut s = MarkupSignals::default();

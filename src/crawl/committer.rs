@@ -51,6 +51,20 @@ struct HostBook {
     model: Option<Arc<DomainModel>>,
 }
 
+impl HostBook {
+    fn new(rec: HostRecord) -> HostBook {
+        HostBook {
+            rec,
+            next_ticket: 0,
+            early: BTreeMap::new(),
+            deferred: VecDeque::new(),
+            learning: false,
+            draining: false,
+            model: None,
+        }
+    }
+}
+
 /// Where a record came from.
 struct PageMeta<'a> {
     url: &'a str,
@@ -142,15 +156,7 @@ impl Committer {
         let mut hosts = HashMap::new();
         let mut jobs = Vec::new();
         for rec in state.hosts()? {
-            let mut book = HostBook {
-                rec,
-                next_ticket: 0,
-                early: BTreeMap::new(),
-                deferred: VecDeque::new(),
-                learning: false,
-                draining: false,
-                model: None,
-            };
+            let mut book = HostBook::new(rec);
             match book.rec.phase {
                 HostPhase::Sampling if book.rec.sampled >= cfg.learn.sample_size as u64 => {
                     book.learning = true;
@@ -240,16 +246,7 @@ impl Committer {
 
     fn book(&mut self, host: &str) -> &mut HostBook {
         if !self.hosts.contains_key(host) {
-            let rec = HostRecord { host: host.to_string(), ..HostRecord::default() };
-            let book = HostBook {
-                rec,
-                next_ticket: 0,
-                early: BTreeMap::new(),
-                deferred: VecDeque::new(),
-                learning: false,
-                draining: false,
-                model: None,
-            };
+            let book = HostBook::new(HostRecord { host: host.to_string(), ..HostRecord::default() });
             self.hosts.insert(host.to_string(), book);
         }
         self.hosts.get_mut(host).expect("just inserted")
