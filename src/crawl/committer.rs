@@ -19,7 +19,9 @@
 
 use crate::classify::{PageClass, PageType};
 use crate::config::Config;
-use crate::crawl::messages::{CommitMsg, Discard, Event, PageContent, PageDone, PageResult, WaitingDone, WorkItem};
+use crate::crawl::messages::{
+    send_queued, CommitMsg, Discard, Event, PageContent, PageDone, PageResult, WaitingDone, WorkItem,
+};
 use crate::crawl::url::{host_key, in_scope, looks_like_html, normalize};
 use crate::crawl::CrawlError;
 use crate::dedup::log::HashLog;
@@ -30,7 +32,7 @@ use crate::extract::ExtractError;
 use crate::model::{join_paragraphs, Record};
 use crate::store::{Counters, CrawlState, FrontierEntry, HostPhase, HostRecord, SampledPage, StateBatch};
 use crate::write::{CorpusFormat, CorpusWriter};
-use crossbeam_channel::{Receiver, Sender, TrySendError};
+use crossbeam_channel::{Receiver, Sender};
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -622,20 +624,7 @@ impl Committer {
     /// Jobs go to the pool without ever blocking the committer (a worker may be waiting to
     /// hand it a page).
     fn push_overflow(&mut self) {
-        while let Some(job) = self.overflow.pop_front() {
-            match self.work.try_send(job) {
-                Ok(()) => {}
-                Err(TrySendError::Full(job)) => {
-                    self.overflow.push_front(job);
-                    return;
-                }
-                Err(TrySendError::Disconnected(_)) => {
-                    self.jobs_running -= 1 + self.overflow.len();
-                    self.overflow.clear();
-                    return;
-                }
-            }
-        }
+        self.jobs_running -= send_queued(&self.work, &mut self.overflow);
     }
 }
 

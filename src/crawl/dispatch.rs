@@ -9,13 +9,13 @@
 
 use crate::crawl::fetch::{FetchError, FetchedPage, Fetcher};
 use crate::crawl::hosts::{DueQueue, HostRuntime, ModelState};
-use crate::crawl::messages::{CommitMsg, Event, PageDone, PageMode, PageResult, WorkItem};
+use crate::crawl::messages::{send_queued, CommitMsg, Event, PageDone, PageMode, PageResult, WorkItem};
 use crate::crawl::politeness::{HostPoliteness, PolitenessConfig};
 use crate::crawl::progress::{HostCounts, Progress};
 use crate::crawl::robots::{RobotsEntry, RobotsStatus};
 use crate::crawl::CrawlError;
 use crate::store::{Counters, CrawlState, FrontierEntry};
-use crossbeam_channel::{Sender, TrySendError};
+use crossbeam_channel::Sender;
 use std::collections::{HashMap, VecDeque};
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -491,19 +491,7 @@ impl<F: Fetch> Dispatcher<F> {
     }
 
     fn push_overflow(&mut self) {
-        while let Some(item) = self.overflow.pop_front() {
-            match self.work.try_send(item) {
-                Ok(()) => {}
-                Err(TrySendError::Full(item)) => {
-                    self.overflow.push_front(item);
-                    return;
-                }
-                Err(TrySendError::Disconnected(_)) => {
-                    self.overflow.clear();
-                    return;
-                }
-            }
-        }
+        send_queued(&self.work, &mut self.overflow);
     }
 
     fn on_event(&mut self, event: Event) {

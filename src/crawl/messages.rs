@@ -235,3 +235,26 @@ pub enum Event {
     /// The committer stopped; its final state is durable (or the error that stopped it).
     Finished(Result<(), String>),
 }
+
+/// Move `queue` into `work` without blocking, front first, until the channel is full. Returns
+/// the number of items dropped because every worker is gone (the queue is then empty).
+pub fn send_queued(
+    work: &crossbeam_channel::Sender<WorkItem>,
+    queue: &mut std::collections::VecDeque<WorkItem>,
+) -> usize {
+    while let Some(item) = queue.pop_front() {
+        match work.try_send(item) {
+            Ok(()) => {}
+            Err(crossbeam_channel::TrySendError::Full(item)) => {
+                queue.push_front(item);
+                return 0;
+            }
+            Err(crossbeam_channel::TrySendError::Disconnected(_)) => {
+                let dropped = 1 + queue.len();
+                queue.clear();
+                return dropped;
+            }
+        }
+    }
+    0
+}
