@@ -237,7 +237,7 @@ impl Committer {
             if let Some(msg) = msg {
                 self.handle(msg)?;
             }
-            let full = self.group_pages.len() >= self.cfg.crawl.commit_pages;
+            let full = self.group_pages.len() >= self.cfg.crawl.commit_pages || self.batch.len() >= MAX_GROUP_WRITES;
             let due = self.group_start.is_some_and(|s| s.elapsed() >= self.cfg.crawl.commit_interval);
             if full || due || (self.group_start.is_none() && !self.after_commit.is_empty()) {
                 self.commit()?;
@@ -627,6 +627,10 @@ impl Committer {
         self.jobs_running -= send_queued(&self.work, &mut self.overflow);
     }
 }
+
+/// A group is committed early once its store batch holds this many writes (frontier entries
+/// and seen URLs of link-heavy pages): sled keeps a batch and the pages it touches in memory.
+const MAX_GROUP_WRITES: usize = 8_192;
 
 fn is_extracted(done: &PageDone) -> bool {
     matches!(&done.result, PageResult::Fetched { work: Some(w), .. } if matches!(w.content, PageContent::Extracted(..)))

@@ -30,7 +30,7 @@ use url::Url;
 
 /// Messages from the workers to the committer that may wait at most (back-pressure on the
 /// workers).
-const RESULTS_QUEUE: usize = 256;
+const RESULTS_QUEUE: usize = 64;
 
 /// Run a crawl to the end of its frontier (or until Ctrl-C), resuming from the state.
 ///

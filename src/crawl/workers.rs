@@ -7,7 +7,7 @@
 
 use crate::classify::{PageClass, PageClassifier};
 use crate::crawl::messages::{CommitMsg, PageContent, PageDone, PageMode, PageResult, PageWork, WaitingDone, WorkItem};
-use crate::domain::learn::learn_documents;
+use crate::domain::learn::{learn_documents, parse_sample};
 use crate::domain::{DomainModel, LearnParams};
 use crate::extract::pipeline::{extract_document, ExtractSettings, PageExtraction};
 use crate::extract::{ExtractError, ExtractorKind, JusTextParams};
@@ -122,6 +122,7 @@ pub fn page_work(
     let doc = Document::parse(&decoded.text);
     let mut links = extract_links(&doc, final_url);
     links.truncate(ctx.max_links_per_page);
+    links.shrink_to_fit();
     let content = match mode {
         PageMode::Sample => PageContent::Waiting(decoded.text),
         PageMode::Extract(model) => {
@@ -139,9 +140,19 @@ pub fn extract_and_classify(
     model: Option<&DomainModel>,
     tools: &PageTools,
 ) -> (Result<PageExtraction, ExtractError>, Option<PageClass>) {
-    let blocks = segment(doc);
-    let extraction = extract_document(doc, &blocks, tools.kind, model, &tools.settings);
-    let class = extraction.as_ref().ok().map(|ex| tools.classifier.classify_extraction(Some(url), ex, doc, &blocks));
+    extract_parsed(doc, &segment(doc), url, model, tools)
+}
+
+/// [`extract_and_classify`] of a page already segmented into `blocks`.
+fn extract_parsed(
+    doc: &Document,
+    blocks: &[Block],
+    url: &str,
+    model: Option<&DomainModel>,
+    tools: &PageTools,
+) -> (Result<PageExtraction, ExtractError>, Option<PageClass>) {
+    let extraction = extract_document(doc, blocks, tools.kind, model, &tools.settings);
+    let class = extraction.as_ref().ok().map(|ex| tools.classifier.classify_extraction(Some(url), ex, doc, blocks));
     (extraction, class)
 }
 
@@ -156,8 +167,7 @@ fn learn_and_extract(ctx: &WorkerContext, host: &str, commit: &Sender<CommitMsg>
             return CommitMsg::Learned { host: host.to_string(), model: None };
         }
     };
-    let docs: Vec<Document> = sample.iter().map(|s| Document::parse(&s.html)).collect();
-    let blocks: Vec<Vec<Block>> = docs.iter().map(segment).collect();
+    let (docs, blocks) = parse_sample(sample.iter().map(|s| s.html.as_str()), ctx.learn.max_sample_nodes);
     let model = learn_documents(host, &docs, &blocks, ctx.language.as_deref(), &ctx.justext, &ctx.learn);
     tracing::info!(host, pages = docs.len(), goldminer = model.goldminer.is_some(), "domain model learned");
     let model = Arc::new(model);
@@ -165,14 +175,20 @@ fn learn_and_extract(ctx: &WorkerContext, host: &str, commit: &Sender<CommitMsg>
     if commit.send(learned).is_err() {
         return CommitMsg::Drained { host: host.to_string(), page: None, last: true };
     }
+    // The learned pages from their parse, then the sample pages past the node budget, one
+    // parse at a time.
+    let parsed = docs.into_iter().zip(blocks).map(Some).chain(std::iter::repeat_with(|| None));
     let n = sample.len();
     let mut last = CommitMsg::Drained { host: host.to_string(), page: None, last: true };
-    for (i, ((s, doc), blocks)) in sample.into_iter().zip(&docs).zip(&blocks).enumerate() {
-        let extraction = extract_document(doc, blocks, ctx.tools.kind, Some(&model), &ctx.tools.settings);
-        let class = extraction
-            .as_ref()
-            .ok()
-            .map(|ex| ctx.tools.classifier.classify_extraction(Some(&s.final_url), ex, doc, blocks));
+    for (i, (s, parsed)) in sample.into_iter().zip(parsed).enumerate() {
+        let job = || match parsed {
+            Some((doc, blocks)) => extract_parsed(&doc, &blocks, &s.final_url, Some(&model), &ctx.tools),
+            None => extract_and_classify(&Document::parse(&s.html), &s.final_url, Some(&model), &ctx.tools),
+        };
+        let (extraction, class) = catch_unwind(AssertUnwindSafe(job)).unwrap_or_else(|_| {
+            tracing::error!(url = s.url, "extraction panicked");
+            (Err(ExtractError::Panicked), None)
+        });
         let page =
             WaitingDone { seq: s.seq, url: s.url, final_url: s.final_url, fetched_at: s.fetched_at, extraction, class };
         let msg = CommitMsg::Drained { host: host.to_string(), page: Some(Box::new(page)), last: i + 1 == n };
@@ -185,39 +201,56 @@ fn learn_and_extract(ctx: &WorkerContext, host: &str, commit: &Sender<CommitMsg>
     last
 }
 
-/// Extract the pages of `host` waiting in the state, one message each, in crawl order; the
-/// returned message is the last.
+/// Pages a drain reads from the state at a time.
+const DRAIN_WINDOW: usize = 16;
+
+/// Extract the pages of `host` waiting in the state, one message each, in crawl order, reading
+/// them in windows of [`DRAIN_WINDOW`]; the returned message is the last.
 fn drain(ctx: &WorkerContext, host: String, model: Option<Arc<DomainModel>>, commit: &Sender<CommitMsg>) -> CommitMsg {
     let last = || CommitMsg::Drained { host: host.clone(), page: None, last: true };
-    if ctx.stop.load(Ordering::Relaxed) {
-        return last();
-    }
-    let pages = match ctx.state.waiting_pages(&host, usize::MAX) {
-        Ok(p) => p,
-        Err(e) => {
-            tracing::error!(host, "cannot read the waiting pages: {e}");
+    let mut from = 0;
+    loop {
+        if ctx.stop.load(Ordering::Relaxed) {
             return last();
         }
-    };
-    let n = pages.len();
-    for (i, s) in pages.into_iter().enumerate() {
-        let job = || {
-            let doc = Document::parse(&s.html);
-            extract_and_classify(&doc, &s.final_url, model.as_deref(), &ctx.tools)
+        let pages = match ctx.state.waiting_window(&host, from, DRAIN_WINDOW) {
+            Ok(p) => p,
+            Err(e) => {
+                tracing::error!(host, "cannot read the waiting pages: {e}");
+                return last();
+            }
         };
-        let (extraction, class) = catch_unwind(AssertUnwindSafe(job)).unwrap_or_else(|_| {
-            tracing::error!(url = s.url, "extraction panicked");
-            (Err(ExtractError::Panicked), None)
-        });
-        let page =
-            WaitingDone { seq: s.seq, url: s.url, final_url: s.final_url, fetched_at: s.fetched_at, extraction, class };
-        let msg = CommitMsg::Drained { host: host.clone(), page: Some(Box::new(page)), last: i + 1 == n };
-        if i + 1 == n {
-            return msg;
+        let final_window = pages.len() < DRAIN_WINDOW;
+        let n = pages.len();
+        for (i, s) in pages.into_iter().enumerate() {
+            from = s.seq + 1;
+            let job = || {
+                let doc = Document::parse(&s.html);
+                extract_and_classify(&doc, &s.final_url, model.as_deref(), &ctx.tools)
+            };
+            let (extraction, class) = catch_unwind(AssertUnwindSafe(job)).unwrap_or_else(|_| {
+                tracing::error!(url = s.url, "extraction panicked");
+                (Err(ExtractError::Panicked), None)
+            });
+            let page = WaitingDone {
+                seq: s.seq,
+                url: s.url,
+                final_url: s.final_url,
+                fetched_at: s.fetched_at,
+                extraction,
+                class,
+            };
+            let is_last = final_window && i + 1 == n;
+            let msg = CommitMsg::Drained { host: host.clone(), page: Some(Box::new(page)), last: is_last };
+            if is_last {
+                return msg;
+            }
+            if commit.send(msg).is_err() {
+                return last();
+            }
         }
-        if commit.send(msg).is_err() {
-            break;
+        if final_window {
+            return last();
         }
     }
-    last()
 }

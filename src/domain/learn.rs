@@ -28,10 +28,32 @@ pub fn learn(
     justext_params: &JusTextParams,
     params: &LearnParams,
 ) -> DomainModel {
-    // 1. Parse and segment each page once.
-    let docs: Vec<Document> = pages.iter().map(|p| Document::parse(&p.html)).collect();
-    let blocks: Vec<Vec<Block>> = docs.iter().map(segment).collect();
+    // 1. Parse and segment each page once (within the node budget).
+    let (docs, blocks) = parse_sample(pages.iter().map(|p| p.html.as_str()), params.max_sample_nodes);
     learn_documents(host, &docs, &blocks, language, justext_params, params)
+}
+
+/// Parse and segment sample pages in order until their DOMs hold more than `max_nodes` nodes
+/// together ([`LearnParams::max_sample_nodes`]); the first page is always parsed. Returns the
+/// documents and their blocks (one list per document): a prefix of `pages`, whose length the
+/// caller reads from the result.
+pub fn parse_sample<'h>(
+    pages: impl IntoIterator<Item = &'h str>,
+    max_nodes: usize,
+) -> (Vec<Document>, Vec<Vec<Block>>) {
+    let mut docs = Vec::new();
+    let mut blocks = Vec::new();
+    let mut nodes = 0usize;
+    for html in pages {
+        if !docs.is_empty() && nodes >= max_nodes {
+            break;
+        }
+        let doc = Document::parse(html);
+        nodes += doc.html.tree.nodes().count();
+        blocks.push(segment(&doc));
+        docs.push(doc);
+    }
+    (docs, blocks)
 }
 
 /// [`learn`] from pages already parsed (`docs`) and segmented (`blocks`, one list per

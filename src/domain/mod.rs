@@ -132,6 +132,11 @@ pub struct LearnParams {
     /// hosts with fewer pages are extracted with jusText alone. Default 10 (StaDyNoT learns
     /// from 10 neighbour pages, Barua et al. 2014, §4).
     pub min_sample: usize,
+    /// Most DOM nodes of the sample parsed at once for learning (memory: about 200 bytes per
+    /// node). Pages past this budget, in crawl order, are left out of learning and extracted
+    /// with the model one at a time; the first page always takes part. Default 400,000 (100
+    /// pages of 4,000 nodes, a typical article page; about 80 MB).
+    pub max_sample_nodes: usize,
     /// GoldMiner learning thresholds.
     pub goldminer: GoldMinerParams,
     /// StaDyNoT thresholds (static share, α, β).
@@ -143,6 +148,7 @@ impl Default for LearnParams {
         LearnParams {
             sample_size: 100,
             min_sample: 10,
+            max_sample_nodes: 400_000,
             goldminer: GoldMinerParams::default(),
             stadynot: StaDyNoTParams::default(),
         }

@@ -20,7 +20,7 @@ impl SledStore {
         let db = sled::Config::new()
             .path(path)
             .mode(sled::Mode::LowSpace)
-            .cache_capacity(64 * 1024 * 1024)
+            .cache_capacity(16 * 1024 * 1024)
             .open()
             .map_err(|source| StoreError::Sled { path: path.to_path_buf(), source })?;
         Ok(SledStore { db, path: path.to_path_buf() })

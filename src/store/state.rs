@@ -317,6 +317,14 @@ impl CrawlState {
         self.store.scan_prefix(&host_key("p/", host), limit)?.iter().map(|(k, v)| decode_waiting(k, v)).collect()
     }
 
+    /// Up to `limit` of the pages of `host` waiting for its model with sequence number `from`
+    /// or later, in crawl order (a drain reads them in such windows, never all at once).
+    pub fn waiting_window(&self, host: &str, from: u64, limit: usize) -> Result<Vec<SampledPage>, StoreError> {
+        let prefix = host_key("p/", host);
+        let start = seq_key("p/", host, from);
+        self.store.scan_from(&prefix, &start, limit)?.iter().map(|(k, v)| decode_waiting(k, v)).collect()
+    }
+
     /// The learned model of `host`, as stored.
     pub fn model<T: DeserializeOwned>(&self, host: &str) -> Result<Option<T>, StoreError> {
         self.get_json(&plain_key("m/", host))
