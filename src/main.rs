@@ -15,7 +15,7 @@ use webcorpus::crawl::stats::report;
 use webcorpus::crawl::CrawlOptions;
 use webcorpus::domain::{learn::learn, SamplePage};
 use webcorpus::extract::files::read_page;
-use webcorpus::extract::pipeline::ExtractSettings;
+use webcorpus::extract::pipeline::{ExtractSettings, ModelUse};
 use webcorpus::extract::ExtractorKind;
 
 /// mimalloc: html5ever allocates a node, a tendril and attribute vectors per element, and the
@@ -145,11 +145,21 @@ fn extract(args: ExtractArgs) -> Result<()> {
             if sample.is_empty() {
                 bail!("--site {site}: none of the files could be read");
             }
-            let model = learn(site, &sample, language.as_deref(), &config.justext, &config.learn);
-            if args.show_model {
-                eprint!("{}", model.summary());
+            // The crawl's rule: below `min_sample` pages a site is extracted without a model.
+            if sample.len() < config.learn.min_sample {
+                eprintln!(
+                    "--site {site}: {} pages, fewer than [learn] min_sample = {}: no model, each page extracted alone",
+                    sample.len(),
+                    config.learn.min_sample
+                );
+                (Some(pages), None)
+            } else {
+                let model = learn(site, &sample, language.as_deref(), &config.justext, &config.learn);
+                if args.show_model {
+                    eprint!("{}", model.summary());
+                }
+                (Some(pages), Some(Arc::new(model)))
             }
-            (Some(pages), Some(Arc::new(model)))
         }
         None => (None, None),
     };
@@ -182,6 +192,12 @@ fn extract(args: ExtractArgs) -> Result<()> {
                         "extractor": ex.extractor,
                         "page_type": page_type,
                         "page_type_prob": prob,
+                        "model": match ex.model_use {
+                            ModelUse::None => None,
+                            ModelUse::Applied => Some("applied"),
+                            ModelUse::Unmatched => Some("unmatched"),
+                            ModelUse::Rejected => Some("rejected"),
+                        },
                     })
                 }
                 Err(e) => serde_json::json!({ "id": page.id, "error": e.to_string() }),

@@ -27,7 +27,7 @@ use crate::crawl::CrawlError;
 use crate::dedup::log::HashLog;
 use crate::dedup::{Onion, SeenSet, Shingler};
 use crate::domain::DomainModel;
-use crate::extract::pipeline::PageExtraction;
+use crate::extract::pipeline::{ModelUse, PageExtraction};
 use crate::extract::ExtractError;
 use crate::model::{join_paragraphs, Record};
 use crate::store::{Counters, CrawlState, FrontierEntry, HostPhase, HostRecord, SampledPage, StateBatch};
@@ -530,6 +530,15 @@ impl Committer {
                 return Ok(());
             }
         };
+        match ex.model_use {
+            ModelUse::None => {}
+            ModelUse::Applied => self.book(host).rec.model_matched += 1,
+            ModelUse::Unmatched => self.book(host).rec.model_unmatched += 1,
+            ModelUse::Rejected => {
+                self.book(host).rec.model_rejected += 1;
+                self.counters.model_rejected += 1;
+            }
+        }
         if ex.paragraphs.is_empty() {
             self.discard(host, Discard::NoMainText);
             return Ok(());

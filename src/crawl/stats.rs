@@ -29,7 +29,23 @@ pub fn report(state: &CrawlState, host: Option<&str>) -> Result<String, StoreErr
             if rec.dead { " · given up" } else { "" }
         );
         match state.model::<DomainModel>(host)? {
-            Some(model) => out.push_str(&model.summary()),
+            Some(model) => {
+                let used = rec.model_matched + rec.model_unmatched + rec.model_rejected;
+                let _ = writeln!(
+                    out,
+                    "  model use: {} pages · template matched {} · no template on the page {} · rejected by the \
+                     per-page guard {} · match rate {}",
+                    used,
+                    rec.model_matched,
+                    rec.model_unmatched,
+                    rec.model_rejected,
+                    match used {
+                        0 => "-".to_string(),
+                        n => format!("{:.0}%", 100.0 * rec.model_matched as f64 / n as f64),
+                    }
+                );
+                out.push_str(&model.summary());
+            }
             None => out.push_str("  no model learned (yet)\n"),
         }
         return Ok(out);
@@ -77,6 +93,7 @@ pub fn report(state: &CrawlState, host: Option<&str>) -> Result<String, StoreErr
         article_share(c.articles, c.others)
     );
     let _ = writeln!(out, "duplicate paragraphs dropped (Onion): {}", c.duplicate_paragraphs);
+    let _ = writeln!(out, "pages extracted without their host's model (model_rejected): {}", c.model_rejected);
     let _ = writeln!(out, "dedup n-grams stored: {}", state.hash_log_len()? / 8);
     let _ = writeln!(out, "corpus bytes committed: {}", state.corpus_offset()?);
     let _ = writeln!(out, "discards by reason: {:?}", c.discards);

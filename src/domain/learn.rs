@@ -7,9 +7,13 @@
 //! ([`crate::extract::goldminer::learn`]) and StaDyNoT's static keys
 //! ([`crate::extract::stadynot::learn_static`]) from the same parsed pages.
 
-use crate::domain::{DomainModel, LearnParams, SamplePage, MODEL_FORMAT_VERSION};
+use crate::domain::{DomainModel, LearnParams, RejectedPart, SamplePage, MODEL_FORMAT_VERSION};
+use crate::extract::goldminer::GoldMinerModel;
 use crate::extract::goldminer::{self, LearnPage};
+use crate::extract::pipeline::{default_labels, kept_words};
 use crate::extract::stadynot;
+use crate::extract::stadynot::StaticNoiseModel;
+use crate::extract::ExtractContext;
 use crate::extract::{justext, stoplist::stoplist_for, JusTextParams};
 use crate::html::{segment, Document};
 use crate::model::{Block, Label};
@@ -58,7 +62,7 @@ pub fn parse_sample<'h>(
 
 /// [`learn`] from pages already parsed (`docs`) and segmented (`blocks`, one list per
 /// document), so that the caller can extract the same pages with the model without parsing
-/// them again.
+/// them again. The model is checked on its own sample ([`validate`]) before it is returned.
 pub fn learn_documents(
     host: &str,
     docs: &[Document],
@@ -67,10 +71,28 @@ pub fn learn_documents(
     justext_params: &JusTextParams,
     params: &LearnParams,
 ) -> DomainModel {
+    let doc_refs: Vec<&Document> = docs.iter().collect();
+    let block_refs: Vec<&[Block]> = blocks.iter().map(Vec::as_slice).collect();
+    let mut model = learn_unchecked(host, &doc_refs, &block_refs, language, justext_params, params);
+    if params.held_out_check {
+        validate(&mut model, docs, blocks, justext_params, params);
+    }
+    model
+}
+
+/// Steps 2–5 of [`learn`], without the check on held-out pages.
+fn learn_unchecked(
+    host: &str,
+    docs: &[&Document],
+    blocks: &[&[Block]],
+    language: Option<&str>,
+    justext_params: &JusTextParams,
+    params: &LearnParams,
+) -> DomainModel {
     // 2. One stoplist for the host, from the text of the sample's blocks.
     let mut sample = String::new();
     'outer: for page in blocks {
-        for b in page {
+        for b in page.iter() {
             if sample.len() + b.text.len() > LANGUAGE_SAMPLE_BYTES {
                 break 'outer;
             }
@@ -98,7 +120,169 @@ pub fn learn_documents(
         language: stoplist.language.clone(),
         goldminer,
         stadynot,
+        rejected: Vec::new(),
     }
+}
+
+/// Fewest sample pages for the held-out check: two folds of at least 3 pages.
+const MIN_VALIDATION_PAGES: usize = 6;
+
+/// A GoldMiner template fails the held-out check when, on more than this share of the
+/// held-out pages it matches, its stretch leaves out more than half of the words that the
+/// unlearned default keeps.
+const TEMPLATE_MAX_HARMED_SHARE: f64 = 1.0 / 3.0;
+
+/// The static keys are harmful on a held-out page when the elements they match hold together
+/// more than this share of the words that the unlearned default keeps there (wrappers or
+/// paragraphs of the main text, not a repeated box); then each key that holds any of those
+/// words is harmful there. A key fails the check when it is harmful on more than
+/// [`TEMPLATE_MAX_HARMED_SHARE`] of the held-out pages it matched (a site banner that is most
+/// of the text of a few stub pages stays).
+const KEY_MAX_KEPT_SHARE: f64 = 0.5;
+
+/// Check `model` on its own sample, gold-free, and drop the parts that would hurt.
+///
+/// Two-fold cross-validation inside the sample: the pages are split into odd and even; a model
+/// is learned on each half and applied to the other. Against the unlearned default's labels of a
+/// held-out page (its "kept words"), a GoldMiner template is harmful on the page when its
+/// stretch leaves out more than half of the kept words, and the static keys when their
+/// elements hold together more than [`KEY_MAX_KEPT_SHARE`] of them (then each key that holds
+/// any kept word is harmful). A template of `model` that equals (same begin
+/// and end patterns) a fold template harmful on more than [`TEMPLATE_MAX_HARMED_SHARE`] of the
+/// held-out pages it matched is dropped, and so is a static key harmful on any held-out page;
+/// each drop is recorded in [`DomainModel::rejected`]. Samples under
+/// [`MIN_VALIDATION_PAGES`] pages are not checked (the per-page guard of the default extractor
+/// still is).
+pub fn validate(
+    model: &mut DomainModel,
+    docs: &[Document],
+    blocks: &[Vec<Block>],
+    justext_params: &JusTextParams,
+    params: &LearnParams,
+) {
+    use std::collections::HashMap;
+    if docs.len() < MIN_VALIDATION_PAGES || (model.goldminer.is_none() && model.stadynot.keys.is_empty()) {
+        return;
+    }
+    let stoplist = stoplist_for(model.language.as_deref(), "");
+    let plain = ExtractContext { stoplist: &stoplist, justext: justext_params, model: None };
+    // Per template (begin, end) and per key: held-out pages matched and harmed.
+    let mut templates: HashMap<(Vec<String>, Vec<String>), (usize, usize)> = HashMap::new();
+    let mut keys: HashMap<String, (usize, usize)> = HashMap::new();
+    for fold in 0..2 {
+        let (train, test): (Vec<usize>, Vec<usize>) = (0..docs.len()).partition(|i| i % 2 != fold);
+        let fold_model = learn_subset(model, docs, blocks, &train, justext_params, params);
+        let fold_templates: Vec<&GoldMinerModel> =
+            fold_model.goldminer.iter().flat_map(|g| std::iter::once(g).chain(&g.alternatives)).collect();
+        for &p in &test {
+            let Ok((unlearned, _)) = default_labels(&docs[p], &blocks[p], &plain, &params.stadynot) else {
+                continue;
+            };
+            let kept = kept_words(&blocks[p], &unlearned);
+            if kept == 0 {
+                continue;
+            }
+            if let Some(g) = &fold_model.goldminer {
+                if let Some((t, range)) = goldminer::matching_template(&docs[p], &blocks[p], g) {
+                    let inside: Vec<Label> = unlearned
+                        .iter()
+                        .enumerate()
+                        .map(|(i, l)| if range.contains(&i) { *l } else { Label::Bad })
+                        .collect();
+                    let harmed = 2 * kept_words(&blocks[p], &inside) < kept;
+                    let template = fold_templates[t];
+                    let entry = templates.entry((template.begin.clone(), template.end.clone())).or_default();
+                    entry.0 += 1;
+                    entry.1 += usize::from(harmed);
+                }
+            }
+            // Static keys: together they may take at most KEY_MAX_KEPT_SHARE of the kept
+            // words; past that, every key that takes any kept word fails.
+            let matches = stadynot::static_matches(&docs[p], &fold_model.stadynot);
+            let kept_under = |nodes: &stadynot::NodeSet| -> usize {
+                let covered: Vec<Label> = stadynot::noise_labels(&docs[p], &blocks[p], nodes)
+                    .into_iter()
+                    .zip(&unlearned)
+                    .map(|(noise, l)| if noise { *l } else { Label::Bad })
+                    .collect();
+                kept_words(&blocks[p], &covered)
+            };
+            let all: stadynot::NodeSet = matches.iter().map(|(n, _)| *n).collect();
+            let page_harmed = kept_under(&all) as f64 > KEY_MAX_KEPT_SHARE * kept as f64;
+            let mut seen = std::collections::HashSet::new();
+            for (node, key) in matches {
+                let harmed = page_harmed && kept_under(&std::iter::once(node).collect()) > 0;
+                let entry = keys.entry(key.clone()).or_default();
+                if seen.insert(key) {
+                    entry.0 += 1;
+                }
+                entry.1 += usize::from(harmed);
+            }
+        }
+    }
+    // Drop the failing templates of the full model.
+    if let Some(g) = model.goldminer.take() {
+        let mut kept_templates = Vec::new();
+        let mut all = vec![GoldMinerModel { alternatives: Vec::new(), ..g.clone() }];
+        all.extend(g.alternatives.iter().cloned());
+        for t in all {
+            match templates.get(&(t.begin.clone(), t.end.clone())) {
+                Some(&(matched, harmed)) if harmed as f64 > TEMPLATE_MAX_HARMED_SHARE * matched as f64 => {
+                    model.rejected.push(RejectedPart {
+                        part: format!("goldminer template begin {} end {}", t.begin.join(" "), t.end.join(" ")),
+                        reason: format!(
+                            "on {harmed} of {matched} held-out pages it matched, the stretch left out more than half \
+                             of the unlearned default's words"
+                        ),
+                    });
+                }
+                _ => kept_templates.push(t),
+            }
+        }
+        let mut rest = kept_templates.into_iter();
+        model.goldminer = rest.next().map(|mut first| {
+            first.alternatives = rest.collect();
+            if first.repeated.is_empty() {
+                first.repeated = g.repeated.clone();
+            }
+            first
+        });
+    }
+    // Drop the failing static keys.
+    let fails = |k: &String| {
+        keys.get(k).is_some_and(|&(matched, harmed)| harmed as f64 > TEMPLATE_MAX_HARMED_SHARE * matched as f64)
+    };
+    if model.stadynot.keys.iter().any(fails) {
+        let (bad, good): (Vec<String>, Vec<String>) =
+            std::mem::take(&mut model.stadynot.keys).into_iter().partition(fails);
+        for k in bad {
+            let (matched, harmed) = keys[&k];
+            model.rejected.push(RejectedPart {
+                reason: format!(
+                    "on {harmed} of {matched} held-out pages it matched it took main text: the static keys held \
+                     more than {:.0}% of the unlearned default's words",
+                    100.0 * KEY_MAX_KEPT_SHARE
+                ),
+                part: format!("static key {k}"),
+            });
+        }
+        model.stadynot = StaticNoiseModel::new(good, model.stadynot.pages);
+    }
+}
+
+/// The unchecked model of the pages `subset` of the sample (a fold of [`validate`]), in the
+/// full model's language.
+fn learn_subset(
+    model: &DomainModel,
+    docs: &[Document],
+    blocks: &[Vec<Block>],
+    subset: &[usize],
+    justext_params: &JusTextParams,
+    params: &LearnParams,
+) -> DomainModel {
+    let sub_docs: Vec<&Document> = subset.iter().map(|&i| &docs[i]).collect();
+    let sub_blocks: Vec<&[Block]> = subset.iter().map(|&i| blocks[i].as_slice()).collect();
+    learn_unchecked(&model.host, &sub_docs, &sub_blocks, model.language.as_deref(), justext_params, params)
 }
 
 #[cfg(test)]
@@ -328,5 +512,108 @@ mod tests {
         missed.dedup();
         eprintln!("repeated on all 15 pages: {}, not static noise: {missed:?}", everywhere.len());
         assert!(missed.is_empty(), "{missed:?}");
+    }
+
+    /// A few real pages of www.freepressokc.com from ../shared/sites, decoded.
+    fn freepressokc_pages(n: usize) -> Option<Vec<SamplePage>> {
+        let data = data_dir()?;
+        let root = data.join("../sites/www.freepressokc.com");
+        let mut dirs: Vec<PathBuf> =
+            std::fs::read_dir(&root).ok()?.filter_map(|e| e.ok().map(|e| e.path().join("index.html"))).collect();
+        dirs.sort();
+        let pages: Vec<SamplePage> = dirs
+            .iter()
+            .filter_map(|p| std::fs::read(p).ok().map(|b| (p, b)))
+            .take(n)
+            .map(|(p, b)| SamplePage { url: p.display().to_string(), html: decode_html(&b, None).text })
+            .collect();
+        assert_eq!(pages.len(), n);
+        Some(pages)
+    }
+
+    fn word_count(ex: &crate::extract::pipeline::PageExtraction) -> usize {
+        ex.paragraphs.iter().map(|p| p.text.split_whitespace().count()).sum()
+    }
+
+    /// A host that answers every URL with the same page (a consent wall, a soft error): every
+    /// element, the article's container included, is on every page with the same text, so
+    /// StaDyNoT's §3.1 rule alone makes the container static noise. The held-out check drops
+    /// those keys, and the learned extraction keeps the page's text.
+    #[test]
+    fn held_out_check_drops_static_keys_that_wrap_the_main_text() {
+        use crate::extract::pipeline::{extract_html, ExtractSettings};
+        use crate::extract::ExtractorKind;
+        let Some(pages) = freepressokc_pages(1) else { return };
+        let same: Vec<SamplePage> =
+            (0..8).map(|i| SamplePage { url: format!("{}?{i}", pages[0].url), html: pages[0].html.clone() }).collect();
+        let params = LearnParams::default();
+        let jt = JusTextParams::default();
+        let docs: Vec<Document> = same.iter().map(|p| Document::parse(&p.html)).collect();
+        let blocks: Vec<Vec<Block>> = docs.iter().map(segment).collect();
+        let doc_refs: Vec<&Document> = docs.iter().collect();
+        let block_refs: Vec<&[Block]> = blocks.iter().map(Vec::as_slice).collect();
+        let unchecked = learn_unchecked("same", &doc_refs, &block_refs, Some("English"), &jt, &params);
+        let model = learn("same", &same, Some("English"), &jt, &params);
+        eprintln!("{}", model.summary());
+        let dropped: Vec<&RejectedPart> = model.rejected.iter().filter(|r| r.part.starts_with("static key")).collect();
+        assert!(!dropped.is_empty(), "no static key dropped");
+        assert_eq!(model.stadynot.keys.len() + dropped.len(), unchecked.stadynot.keys.len());
+        for r in &dropped {
+            assert!(!model.stadynot.keys.iter().any(|k| r.part.ends_with(k.as_str())));
+        }
+        let settings = ExtractSettings { language: Some("English".into()), ..ExtractSettings::default() };
+        let alone = extract_html(&same[0].html, ExtractorKind::StaDyNoT, Some(&unchecked), &settings).unwrap();
+        let checked = extract_html(&same[0].html, ExtractorKind::StaDyNoT, Some(&model), &settings).unwrap();
+        let plain = extract_html(&same[0].html, ExtractorKind::Default, None, &settings).unwrap();
+        assert!(word_count(&plain) > 100, "the page has main text: {}", word_count(&plain));
+        assert!(word_count(&alone) < word_count(&plain) / 10, "unchecked keys empty the page: {}", word_count(&alone));
+        assert!(word_count(&checked) >= word_count(&plain) / 2, "checked keys keep it: {}", word_count(&checked));
+    }
+
+    /// The per-page guard: a model whose GoldMiner template is found on a page around nothing
+    /// (here, two empty elements put at the top of real pages) would empty it; the default
+    /// extracts the page without the model and says so.
+    #[test]
+    fn per_page_guard_rejects_a_model_that_empties_the_page() {
+        use crate::extract::pipeline::{extract_html, ExtractSettings, ModelUse};
+        use crate::extract::ExtractorKind;
+        let Some(pages) = freepressokc_pages(3) else { return };
+        let settings = ExtractSettings { language: Some("English".into()), ..ExtractSettings::default() };
+        let model = DomainModel {
+            host: "guard".into(),
+            goldminer: Some(GoldMinerModel {
+                begin: vec!["<div class=\"guard-begin\">".into(), "</div>".into()],
+                end: vec!["<div class=\"guard-end\">".into()],
+                parent: "html > body".into(),
+                support: 3,
+                begin_support: 3,
+                end_support: 3,
+                pages_used: 3,
+                repeated_paragraphs: 0,
+                repeated: Vec::new(),
+                alternatives: Vec::new(),
+            }),
+            ..DomainModel::default()
+        };
+        for page in &pages {
+            let body = page.html.find("<body").expect("a body tag");
+            let at = body + page.html[body..].find('>').expect("end of the body tag") + 1;
+            let html = format!(
+                "{}<div class=\"guard-begin\"></div><div class=\"guard-end\"></div>{}",
+                &page.html[..at],
+                &page.html[at..]
+            );
+            let plain = extract_html(&html, ExtractorKind::Default, None, &settings).unwrap();
+            let guarded = extract_html(&html, ExtractorKind::Default, Some(&model), &settings).unwrap();
+            let unguarded = extract_html(&html, ExtractorKind::GoldMiner, Some(&model), &settings).unwrap();
+            assert_eq!(plain.model_use, ModelUse::None);
+            assert!(word_count(&plain) > 50);
+            assert_eq!(word_count(&unguarded), 0, "the template is found and cuts everything");
+            assert_eq!(guarded.model_use, ModelUse::Rejected, "{}", page.url);
+            assert_eq!(guarded.paragraphs, plain.paragraphs);
+        }
+        // A page without the template: the model is used (no stretch, voted on whole).
+        let ex = extract_html(&pages[0].html, ExtractorKind::Default, Some(&model), &settings).unwrap();
+        assert_eq!(ex.model_use, ModelUse::Unmatched);
     }
 }

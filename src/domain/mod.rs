@@ -45,6 +45,19 @@ pub struct DomainModel {
     pub goldminer: Option<GoldMinerModel>,
     /// StaDyNoT static noise keys (Barua et al. 2014, §3.1).
     pub stadynot: StaticNoiseModel,
+    /// Parts learned from the sample but dropped because they failed the held-out check
+    /// ([`learn::validate`]), with the reason.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rejected: Vec<RejectedPart>,
+}
+
+/// A learned part of a [`DomainModel`] that failed the held-out check and is not used.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RejectedPart {
+    /// The part: `goldminer template begin … end …` or `static key …`.
+    pub part: String,
+    /// Why it was dropped, in words with the held-out counts.
+    pub reason: String,
 }
 
 impl Default for DomainModel {
@@ -58,6 +71,7 @@ impl Default for DomainModel {
             language: None,
             goldminer: None,
             stadynot: StaticNoiseModel::default(),
+            rejected: Vec::new(),
         }
     }
 }
@@ -100,6 +114,12 @@ impl DomainModel {
         for k in &self.stadynot.keys {
             let _ = writeln!(s, "  {}", truncate(k, SUMMARY_KEY_CHARS));
         }
+        if !self.rejected.is_empty() {
+            let _ = writeln!(s, "dropped by the held-out check: {}", self.rejected.len());
+            for r in &self.rejected {
+                let _ = writeln!(s, "  {}: {}", truncate(&r.part, SUMMARY_KEY_CHARS), r.reason);
+            }
+        }
         s
     }
 }
@@ -137,6 +157,9 @@ pub struct LearnParams {
     /// with the model one at a time; the first page always takes part. Default 400,000 (100
     /// pages of 4,000 nodes, a typical article page; about 80 MB).
     pub max_sample_nodes: usize,
+    /// Check the learned model on held-out pages of its own sample and drop the GoldMiner
+    /// templates and static keys that would take main text ([`learn::validate`]). Default true.
+    pub held_out_check: bool,
     /// GoldMiner learning thresholds.
     pub goldminer: GoldMinerParams,
     /// StaDyNoT thresholds (static share, α, β).
@@ -149,6 +172,7 @@ impl Default for LearnParams {
             sample_size: 100,
             min_sample: 10,
             max_sample_nodes: 400_000,
+            held_out_check: true,
             goldminer: GoldMinerParams::default(),
             stadynot: StaDyNoTParams::default(),
         }

@@ -60,6 +60,82 @@ pub struct PageExtraction {
     pub paragraphs: Vec<Paragraph>,
     /// Number of blocks on the page.
     pub blocks: usize,
+    /// How the host's model took part (the default extractor; the others report
+    /// [`ModelUse::Applied`] whenever a model is given).
+    pub model_use: ModelUse,
+}
+
+/// How a host's [`DomainModel`] took part in one page's extraction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ModelUse {
+    /// No model was given.
+    #[default]
+    None,
+    /// The model's labels were used (with the GoldMiner stretch where the model has one and
+    /// the page matches it).
+    Applied,
+    /// The model has GoldMiner patterns but none of its templates is on the page: the page was
+    /// voted on whole (static keys still apply).
+    Unmatched,
+    /// The model would have emptied or halved the page that the unlearned default extracts
+    /// (see [`guard_rejects`]), so the page was extracted without the model.
+    Rejected,
+}
+
+/// Below this share of the unlearned default's words, a learned extraction must keep most of
+/// the unlearned default's lead to be used ([`guard_rejects`]).
+pub const MODEL_MIN_WORD_SHARE: f64 = 0.5;
+
+/// Below this share of the unlearned default's words, a learned extraction is never used.
+pub const MODEL_EMPTY_WORD_SHARE: f64 = 0.1;
+
+/// The per-page guard of the default extractor: whether the `learned` labels of a page must
+/// give way to the `unlearned` ones. The words compared are those the unlearned default keeps
+/// outside the host's static noise (`static_noise`, one flag per block: text found on every
+/// page of the sample, such as a site banner; whether a static key may take main text is
+/// decided when the model is learned, [`crate::domain::learn::validate`]). The learned labels
+/// must give way when they keep fewer than [`MODEL_EMPTY_WORD_SHARE`] of those words (the page
+/// is emptied), or fewer than [`MODEL_MIN_WORD_SHARE`] of them and less than half of the
+/// lead (the blocks, in page order, that hold the first half of the words): the page is halved
+/// where its main text begins. A learned stretch that keeps the article and cuts the comments,
+/// link lists or teasers after it is not halving.
+pub fn guard_rejects(blocks: &[Block], learned: &[Label], unlearned: &[Label], static_noise: Option<&[bool]>) -> bool {
+    let words = |b: &Block| b.text.split_whitespace().count();
+    let owned: Vec<Label>;
+    let unlearned = match static_noise {
+        Some(flags) => {
+            owned = unlearned.iter().zip(flags).map(|(l, &n)| if n { Label::Bad } else { *l }).collect();
+            &owned[..]
+        }
+        None => unlearned,
+    };
+    let unlearned_words = kept_words(blocks, unlearned);
+    if unlearned_words == 0 {
+        return false;
+    }
+    let share = kept_words(blocks, learned) as f64 / unlearned_words as f64;
+    if share < MODEL_EMPTY_WORD_SHARE {
+        return true;
+    }
+    if share >= MODEL_MIN_WORD_SHARE {
+        return false;
+    }
+    let (mut before, mut lead, mut lead_kept) = (0, 0, 0);
+    for ((b, u), l) in blocks.iter().zip(unlearned).zip(learned) {
+        if !u.is_good() {
+            continue;
+        }
+        if 2 * before >= unlearned_words {
+            break;
+        }
+        let n = words(b);
+        before += n;
+        lead += n;
+        if l.is_good() {
+            lead_kept += n;
+        }
+    }
+    2 * lead_kept < lead
 }
 
 /// Parse `html` and extract it (see [`extract_document`]).
@@ -89,11 +165,16 @@ pub fn extract_document(
     let language = settings.language.as_deref().or(model.and_then(|m| m.language.as_deref()));
     let stoplist = stoplist_for(language, &language_sample(blocks));
     let ctx = ExtractContext { stoplist: &stoplist, justext: &settings.justext, model };
+    let mut model_use = if model.is_some() { ModelUse::Applied } else { ModelUse::None };
     let labels = match kind {
         ExtractorKind::JusText => JusText.classify(doc, blocks, &ctx)?,
         ExtractorKind::GoldMiner => GoldMiner.classify(doc, blocks, &ctx)?,
         ExtractorKind::StaDyNoT => StaDyNoT::new(settings.stadynot.clone()).classify(doc, blocks, &ctx)?,
-        ExtractorKind::Default => default_labels(doc, blocks, &ctx, &settings.stadynot)?,
+        ExtractorKind::Default => {
+            let (labels, used) = default_labels(doc, blocks, &ctx, &settings.stadynot)?;
+            model_use = used;
+            labels
+        }
         ExtractorKind::Bte => crate::extract::bte::Bte.classify(doc, blocks, &ctx)?,
         ExtractorKind::Boilerpipe => crate::extract::boilerpipe::Boilerpipe.classify(doc, blocks, &ctx)?,
         ExtractorKind::BoilerpipeTree => crate::extract::tree_filter::BoilerpipeTree::new(settings.tree_filter.clone())
@@ -115,6 +196,7 @@ pub fn extract_document(
         extractor: kind.name(),
         paragraphs,
         blocks: blocks.len(),
+        model_use,
     })
 }
 
@@ -157,34 +239,46 @@ pub fn extract_document(
 /// lines), `figure`/`picture` and teaser boxes as boilerplate and ruby annotations left out
 /// then gave trafilatura-eval 0.915 → 0.923 (trafilatura 2.3.1: 0.921), CleanPortalEval
 /// 0.981 → 0.982, modern2026-dev 0.788 → 0.789; CleanEval 0.947 and L3S-GN1 0.945 stay.
-fn default_labels(
+pub fn default_labels(
     doc: &Document,
     blocks: &[Block],
     ctx: &ExtractContext<'_>,
     params: &StaDyNoTParams,
-) -> Result<Vec<Label>, ExtractError> {
-    let gold_miner = ctx.model.and_then(|m| m.goldminer.as_ref());
+) -> Result<(Vec<Label>, ModelUse), ExtractError> {
+    // The unlearned vote, always: it is the answer without a model and the guard with one.
+    let boilerpipe_labels = crate::extract::boilerpipe::article_labels(doc, blocks);
+    let plain = ExtractContext { model: None, ..*ctx };
+    let justext_labels = JusText.classify(doc, blocks, &plain)?;
+    let stadynot_labels = StaDyNoT::new(params.clone()).classify(doc, blocks, &plain)?;
+    let unlearned = content_root::refine(doc, blocks, &votes(&[&justext_labels, &boilerpipe_labels, &stadynot_labels]));
+    let Some(model) = ctx.model else {
+        return Ok((unlearned, ModelUse::None));
+    };
+
+    let gold_miner = model.goldminer.as_ref();
     let stretch = match gold_miner.map(|g| goldminer::stretch(doc, blocks, g)) {
         Some(Ok(range)) => gold_miner.map(|g| (range, g)),
         Some(Err(ExtractError::PatternNotFound { .. })) | None => None,
         Some(Err(e)) => return Err(e),
     };
+    let has_static = !model.stadynot.keys.is_empty();
+    let used = if gold_miner.is_some() && stretch.is_none() { ModelUse::Unmatched } else { ModelUse::Applied };
+    if stretch.is_none() && !has_static {
+        return Ok((unlearned, used));
+    }
     // jusText; inside a learned stretch GoldMiner's lenient jusText (its labels are also kept
     // without the vote, step 5).
-    let justext_labels = match &stretch {
-        Some((range, model)) => goldminer::stretch_labels(blocks, range.clone(), model, ctx),
-        None => JusText.classify(doc, blocks, ctx)?,
+    let stretch_justext = stretch.as_ref().map(|(range, g)| goldminer::stretch_labels(blocks, range.clone(), g, ctx));
+    let mut labels = if stretch_justext.is_none() && !has_static {
+        unlearned.clone()
+    } else {
+        let learned_stadynot =
+            if has_static { StaDyNoT::new(params.clone()).classify(doc, blocks, ctx)? } else { stadynot_labels };
+        let jt = stretch_justext.as_ref().unwrap_or(&justext_labels);
+        content_root::refine(doc, blocks, &votes(&[jt, &boilerpipe_labels, &learned_stadynot]))
     };
-    let boilerpipe_labels = crate::extract::boilerpipe::article_labels(doc, blocks);
-    let stadynot_labels = StaDyNoT::new(params.clone()).classify(doc, blocks, ctx)?;
-    let votes: Vec<u8> = (0..blocks.len())
-        .map(|i| {
-            [&justext_labels, &boilerpipe_labels, &stadynot_labels].iter().filter(|l| l[i].is_good()).count() as u8
-        })
-        .collect();
-    let mut labels = content_root::refine(doc, blocks, &votes);
-    if let Some((range, _)) = &stretch {
-        for ((i, label), gold_miner) in labels.iter_mut().enumerate().zip(&justext_labels) {
+    if let (Some((range, _)), Some(gm)) = (&stretch, &stretch_justext) {
+        for ((i, label), gold_miner) in labels.iter_mut().enumerate().zip(gm) {
             if !range.contains(&i) {
                 *label = Label::Bad;
             } else if gold_miner.is_good() {
@@ -192,15 +286,33 @@ fn default_labels(
             }
         }
     }
-    if let Some(model) = ctx.model {
+    let mut static_noise = None;
+    if has_static {
         let noise = stadynot::noise_nodes(doc, Some(&model.stadynot), params, false);
         if !noise.is_empty() {
-            for (label, is_noise) in labels.iter_mut().zip(stadynot::noise_labels(doc, blocks, &noise)) {
+            let flags = stadynot::noise_labels(doc, blocks, &noise);
+            for (label, &is_noise) in labels.iter_mut().zip(&flags) {
                 if is_noise {
                     *label = Label::Bad;
                 }
             }
+            static_noise = Some(flags);
         }
     }
-    Ok(labels)
+    // The per-page guard: a model never empties or halves what the unlearned default keeps.
+    if guard_rejects(blocks, &labels, &unlearned, static_noise.as_deref()) {
+        return Ok((unlearned, ModelUse::Rejected));
+    }
+    Ok((labels, used))
+}
+
+/// Per block, how many of the extractors' label lists keep it.
+fn votes(lists: &[&Vec<Label>]) -> Vec<u8> {
+    let n = lists.first().map_or(0, |l| l.len());
+    (0..n).map(|i| lists.iter().filter(|l| l[i].is_good()).count() as u8).collect()
+}
+
+/// Words of the blocks `labels` keeps.
+pub fn kept_words(blocks: &[Block], labels: &[Label]) -> usize {
+    blocks.iter().zip(labels).filter(|(_, l)| l.is_good()).map(|(b, _)| b.text.split_whitespace().count()).sum()
 }

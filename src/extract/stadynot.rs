@@ -96,12 +96,12 @@ impl StaticNoiseModel {
 }
 
 /// Learn the static noise keys from a host's sample pages (§3.1).
-pub fn learn_static(docs: &[Document], params: &StaDyNoTParams) -> StaticNoiseModel {
+pub fn learn_static<D: std::borrow::Borrow<Document>>(docs: &[D], params: &StaDyNoTParams) -> StaticNoiseModel {
     // Count pages per key hash, then keep the strings of the keys that pass the threshold.
     let mut counts: HashMap<u64, usize> = HashMap::default();
     for doc in docs {
         let mut seen: HashSet<u64> = HashSet::default();
-        for_each_key(doc, |_, key| {
+        for_each_key(doc.borrow(), |_, key| {
             seen.insert(xxh3_64(key.as_bytes()));
         });
         for h in seen {
@@ -112,7 +112,7 @@ pub fn learn_static(docs: &[Document], params: &StaDyNoTParams) -> StaticNoiseMo
     let mut keys: HashSet<String> = HashSet::default();
     if !docs.is_empty() {
         for doc in docs {
-            for_each_key(doc, |_, key| {
+            for_each_key(doc.borrow(), |_, key| {
                 if counts.get(&xxh3_64(key.as_bytes())).is_some_and(|&n| n >= need) && !keys.contains(key) {
                     keys.insert(key.to_string());
                 }
@@ -120,6 +120,22 @@ pub fn learn_static(docs: &[Document], params: &StaDyNoTParams) -> StaticNoiseMo
         }
     }
     StaticNoiseModel::new(keys.into_iter().collect(), docs.len())
+}
+
+/// A set of element ids (noise nodes).
+pub type NodeSet = HashSet<NodeId>;
+
+/// The elements of `doc` that `model`'s static keys match, with the key of each (§3.1).
+pub fn static_matches(doc: &Document, model: &StaticNoiseModel) -> Vec<(NodeId, String)> {
+    let mut out = Vec::new();
+    if !model.keys.is_empty() {
+        for_each_key(doc, |id, key| {
+            if model.contains(key) {
+                out.push((id, key.to_string()));
+            }
+        });
+    }
+    out
 }
 
 /// Call `f(node, key)` for every keyed element of the page (see the module doc).

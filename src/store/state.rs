@@ -74,6 +74,18 @@ pub struct HostRecord {
     /// Pages with main text that the page classifier called other (written or not).
     #[serde(default)]
     pub others: u64,
+    /// Pages extracted with the host's model where its GoldMiner template matched (or the
+    /// model has static keys only).
+    #[serde(default)]
+    pub model_matched: u64,
+    /// Pages extracted while the host had a model with GoldMiner patterns, none of which is on
+    /// the page.
+    #[serde(default)]
+    pub model_unmatched: u64,
+    /// Pages the per-page guard extracted without the model, because the model would have
+    /// emptied or halved them (`ModelUse::Rejected`).
+    #[serde(default)]
+    pub model_rejected: u64,
 }
 
 impl HostRecord {
@@ -123,6 +135,10 @@ pub struct Counters {
     /// Pages with main text classified as other.
     #[serde(default)]
     pub others: u64,
+    /// Pages extracted without their host's model because it would have emptied or halved
+    /// them.
+    #[serde(default)]
+    pub model_rejected: u64,
 }
 
 /// The typed crawl state over a [`Store`].

@@ -121,6 +121,17 @@ pub fn stretch(doc: &Document, blocks: &[Block], model: &GoldMinerModel) -> Resu
     result
 }
 
+/// The first of the model's templates (0 = the primary pattern, then the
+/// [`alternatives`](GoldMinerModel::alternatives) from 1) that is on the page, with its
+/// stretch as in [`stretch`]; `None` when none is.
+pub fn matching_template(doc: &Document, blocks: &[Block], model: &GoldMinerModel) -> Option<(usize, Range<usize>)> {
+    let ts = TokenStream::new(doc);
+    std::iter::once(model)
+        .chain(&model.alternatives)
+        .enumerate()
+        .find_map(|(i, t)| template_stretch(&ts, blocks, t).ok().map(|r| (i, r)))
+}
+
 pub(super) fn template_stretch(
     ts: &TokenStream,
     blocks: &[Block],
