@@ -35,6 +35,8 @@ tables=target/eval/tables.md
 : >"$tables"
 holdout=target/eval/holdout.md
 : >"$holdout"
+learning=target/eval/learning.md
+: >"$learning"
 start=$(date +%s)
 for set in "$data"/*/; do
   set=${set%/}
@@ -58,6 +60,9 @@ for set in "$data"/*/; do
   # never saw them in training, so these rows compare every extractor fairly.
   WEBCORPUS_DATA="$data" target/release/webcorpus eval --data "$set" --split holdout \
     --json "target/eval/$name.holdout.json" "${refs[@]}" | sed 's/^### \([^ ]*\) /### \1, held-out sites /' >>"$holdout"
+  # Learned against unlearned, per host with at least 5 pages (the default only).
+  WEBCORPUS_DATA="$data" target/release/webcorpus eval --data "$set" --extractor default --leave-one-out \
+    --per-site --min-sample 5 | sed 's/^### \([^ ]*\) /### \1, hosts with 5 or more pages /' >>"$learning"
 done
 secs=$(( $(date +%s) - start ))
 cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//' || echo unknown)
@@ -108,5 +113,17 @@ HEAD
   cat "$tables"
   printf '\n## Tables: held-out sites only\n\n'
   cat "$holdout"
+  cat <<LEARN
+
+## Learning: learned against unlearned, per host
+
+The default extractor on every host (the host of the page's URL; for web.archive.org the
+archived URL's host) with at least 5 pages (\`eval --leave-one-out --per-site --min-sample 5\`):
+"default" with the host's model learned from all its pages, "default (loo)" with the model
+learned without the page (the fair row), "default (unlearned)" without any model. The crawl
+learns only from hosts with \`[learn] min_sample\` (10) pages or more.
+
+LEARN
+  cat "$learning"
 } >docs/EVALUATION.md
 echo "docs/EVALUATION.md written (${secs} s)" >&2

@@ -264,9 +264,15 @@ pub struct EvalArgs {
     /// Add per-site rows (sites with at least [learn] min_sample pages; the rest pooled).
     #[arg(long)]
     pub per_site: bool,
-    /// Also evaluate per-site extractors with each page's model learned without it.
+    /// Also evaluate per-site extractors with each page's model learned without it, and the
+    /// default without any model ("default (unlearned)").
     #[arg(long)]
     pub leave_one_out: bool,
+    /// Learn a model for every site (host) with at least N pages, overriding [learn]
+    /// min_sample for this evaluation (e.g. 5, to compare learned and unlearned on smaller
+    /// hosts than the crawl learns from).
+    #[arg(long, value_name = "N")]
+    pub min_sample: Option<usize>,
     /// Evaluate only the first N pages of each set.
     #[arg(long)]
     pub limit: Option<usize>,

@@ -273,7 +273,10 @@ fn eval(args: EvalArgs) -> Result<()> {
         limit: args.limit,
         threads: args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1),
         settings: ExtractSettings::from_config(&config),
-        learn: config.learn.clone(),
+        learn: webcorpus::domain::LearnParams {
+            min_sample: args.min_sample.unwrap_or(config.learn.min_sample).max(1),
+            ..config.learn.clone()
+        },
     };
     let mut reports = Vec::new();
     for dir in sets {

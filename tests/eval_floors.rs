@@ -137,3 +137,42 @@ fn every_extractor_stays_above_its_floor_on_every_set() {
     eprintln!("measured:\n{measured}");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// Learning must not hurt: on the hosts of CleanPortalEval and L3S-GN1 with at least 5 pages,
+/// the default with a model learned without the page (leave-one-out) against the default
+/// without any model, word F1. Pooled over those hosts learned must gain at least 0.01; no
+/// host may lose more than 0.01 (the bootstrap errors of these hosts are 0.001–0.15).
+#[test]
+fn learned_is_never_below_unlearned_on_multi_page_hosts() {
+    let Some(shared) = support::shared_dir("eval_floors") else { return };
+    let mut failures = Vec::new();
+    let mut measured = String::new();
+    for name in ["cleanportaleval", "l3s-gn1"] {
+        let set = Dataset::load(&shared.join("data").join(name)).expect("set loads");
+        let mut opts = EvalOptions::new(vec![ExtractorKind::Default]);
+        opts.leave_one_out = true;
+        opts.learn.min_sample = 5;
+        let report = evaluate_set(&set, &opts);
+        let row = |label: &str| report.rows.iter().find(|r| r.label == label).expect("row");
+        let (learned, unlearned) = (row("default (loo)"), row("default (unlearned)"));
+        let (mut gain, mut pages) = (0.0, 0usize);
+        for site in learned.sites.iter().filter(|s| !s.site.starts_with("other")) {
+            let other = unlearned.sites.iter().find(|s| s.site == site.site).expect("same sites");
+            let (l, u) = (site.summary.scores.word_f1, other.summary.scores.word_f1);
+            measured.push_str(&format!("{name:<16} {:<28} learned {l:.3} unlearned {u:.3}\n", site.site));
+            if l < u - 0.01 {
+                failures.push(format!("{name} / {}: learned {l:.3} < unlearned {u:.3} - 0.01", site.site));
+            }
+            gain += (l - u) * site.summary.pages as f64;
+            pages += site.summary.pages;
+        }
+        assert!(pages >= 40, "{name}: only {pages} pages on hosts with a model");
+        let pooled = gain / pages as f64;
+        measured.push_str(&format!("{name:<16} pooled gain {pooled:+.3} over {pages} pages\n"));
+        if pooled < 0.01 {
+            failures.push(format!("{name}: pooled gain {pooled:+.3} < +0.01"));
+        }
+    }
+    eprintln!("measured:\n{measured}");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -69,8 +69,23 @@ pub struct GoldPage {
 }
 
 impl GoldPage {
-    /// The grouping key for per-site learning: `site`, or `id:<id>` when unknown.
+    /// The grouping key for per-site learning: the host of the page's URL (a site is a host, as
+    /// in the crawl: `blogspot.com` and `google.com` are many sites; for a Wayback Machine URL
+    /// `web.archive.org/web/<time>/<url>`, the archived URL's host), else `site`, else
+    /// `id:<id>`.
     pub fn site_key(&self) -> String {
+        let host = self.url.as_deref().and_then(|u| url::Url::parse(u).ok()).and_then(|u| {
+            let archived = (u.host_str() == Some("web.archive.org"))
+                .then(|| {
+                    u.path().strip_prefix("/web/").and_then(|p| p.split_once('/')).map(|(_, rest)| rest.to_string())
+                })
+                .flatten()
+                .and_then(|rest| url::Url::parse(&rest).ok());
+            archived.as_ref().unwrap_or(&u).host_str().map(str::to_lowercase)
+        });
+        if let Some(host) = host {
+            return host;
+        }
         match self.site.as_deref() {
             Some(s) if !s.is_empty() => s.to_string(),
             _ => format!("id:{}", self.id),

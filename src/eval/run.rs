@@ -84,16 +84,19 @@ pub struct Variant {
 }
 
 impl Variant {
-    /// The row label: the extractor name, with ` (loo)` for leave-one-out.
+    /// The row label: the extractor name, with ` (loo)` for leave-one-out and ` (unlearned)`
+    /// for a per-site extractor without its model.
     pub fn label(&self) -> String {
         match self.mode {
             ModelMode::LeaveOneOut => format!("{} (loo)", self.kind.name()),
+            ModelMode::None if self.kind.uses_model() => format!("{} (unlearned)", self.kind.name()),
             _ => self.kind.name().to_string(),
         }
     }
 
-    /// The rows for `extractors`: per-site extractors get a site-model row, and a
-    /// leave-one-out row after it when `leave_one_out`.
+    /// The rows for `extractors`: per-site extractors get a site-model row, and when
+    /// `leave_one_out` a leave-one-out row after it, then for the default extractor a row
+    /// without any model (learned against unlearned on the same pages).
     pub fn all(extractors: &[ExtractorKind], leave_one_out: bool) -> Vec<Variant> {
         let mut rows = Vec::new();
         for &kind in extractors {
@@ -101,6 +104,9 @@ impl Variant {
                 rows.push(Variant { kind, mode: ModelMode::Site });
                 if leave_one_out {
                     rows.push(Variant { kind, mode: ModelMode::LeaveOneOut });
+                    if kind == ExtractorKind::Default {
+                        rows.push(Variant { kind, mode: ModelMode::None });
+                    }
                 }
             } else {
                 rows.push(Variant { kind, mode: ModelMode::None });
