@@ -69,11 +69,19 @@ pub struct GoldPage {
 }
 
 impl GoldPage {
+    /// The site as the set names it: `site`, or `id:<id>` when unknown. The train/holdout split
+    /// of the learned models ([`is_holdout_site`]) is by this key.
+    pub fn site_key(&self) -> String {
+        match self.site.as_deref() {
+            Some(s) if !s.is_empty() => s.to_string(),
+            _ => format!("id:{}", self.id),
+        }
+    }
+
     /// The grouping key for per-site learning: the host of the page's URL (a site is a host, as
     /// in the crawl: `blogspot.com` and `google.com` are many sites; for a Wayback Machine URL
-    /// `web.archive.org/web/<time>/<url>`, the archived URL's host), else `site`, else
-    /// `id:<id>`.
-    pub fn site_key(&self) -> String {
+    /// `web.archive.org/web/<time>/<url>`, the archived URL's host), else [`GoldPage::site_key`].
+    pub fn host_key(&self) -> String {
         let host = self.url.as_deref().and_then(|u| url::Url::parse(u).ok()).and_then(|u| {
             let archived = (u.host_str() == Some("web.archive.org"))
                 .then(|| {
@@ -86,10 +94,7 @@ impl GoldPage {
         if let Some(host) = host {
             return host;
         }
-        match self.site.as_deref() {
-            Some(s) if !s.is_empty() => s.to_string(),
-            _ => format!("id:{}", self.id),
-        }
+        self.site_key()
     }
 
     /// True when the page has snippets to check.
@@ -158,12 +163,13 @@ impl Dataset {
         Ok(read_page(&self.html_path(page))?.decoded.text)
     }
 
-    /// Page indices grouped by [`GoldPage::site_key`], groups in order of first appearance.
+    /// Page indices grouped by [`GoldPage::host_key`] (the sites of per-site learning and of
+    /// the per-site rows), groups in order of first appearance.
     pub fn sites(&self) -> Vec<(String, Vec<usize>)> {
         let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
         let mut index: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
         for (i, p) in self.pages.iter().enumerate() {
-            let key = p.site_key();
+            let key = p.host_key();
             match index.get(&key) {
                 Some(&g) => groups[g].1.push(i),
                 None => {
@@ -328,8 +334,12 @@ mod tests {
         assert_eq!(set.name, "cleanportaleval");
         assert_eq!(set.pages.len(), 71);
         assert!(set.has_text() && !set.has_snippets());
+        // Four sites as the set names them; five hosts (three washingtonpost.com pages come
+        // from a second host), which is how per-site learning groups them.
+        let named: std::collections::HashSet<String> = set.pages.iter().map(GoldPage::site_key).collect();
+        assert_eq!(named.len(), 4);
         let sites = set.sites();
-        assert_eq!(sites.len(), 4);
+        assert_eq!(sites.len(), 5, "{:?}", sites.iter().map(|(s, p)| (s, p.len())).collect::<Vec<_>>());
         assert_eq!(sites.iter().map(|(_, p)| p.len()).sum::<usize>(), 71);
         let html = set.read_html(&set.pages[0]).unwrap();
         assert!(!html.starts_with("<text id="), "wrapper not stripped");

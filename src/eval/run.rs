@@ -264,7 +264,7 @@ pub fn evaluate_set(set: &Dataset, opts: &EvalOptions) -> SetReport {
             .map(|v| {
                 let model = match v.mode {
                     ModelMode::None => None,
-                    ModelMode::Site => models.site.get(&page.site_key()),
+                    ModelMode::Site => models.site.get(&page.host_key()),
                     ModelMode::LeaveOneOut => models.loo.get(&i),
                 };
                 match &html {
@@ -304,7 +304,7 @@ pub fn scored_page(
     let (word, bow, chars, shingle) = score_page(page, output);
     PageResult {
         id: page.id.clone(),
-        site: page.site_key(),
+        site: page.host_key(),
         error,
         model,
         secs,
