@@ -13,7 +13,7 @@ use crate::extract::pipeline::{extract_document, ExtractSettings, PageExtraction
 use crate::extract::{ExtractError, ExtractorKind, JusTextParams};
 use crate::html::{decode_html, links::extract_links, segment, Document};
 use crate::model::Block;
-use crate::store::CrawlState;
+use crate::store::{CrawlState, SampledPage};
 use crossbeam_channel::{Receiver, Sender};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -181,16 +181,10 @@ fn learn_and_extract(ctx: &WorkerContext, host: &str, commit: &Sender<CommitMsg>
     let n = sample.len();
     let mut last = CommitMsg::Drained { host: host.to_string(), page: None, last: true };
     for (i, (s, parsed)) in sample.into_iter().zip(parsed).enumerate() {
-        let job = || match parsed {
+        let page = waiting_done(s, |s| match parsed {
             Some((doc, blocks)) => extract_parsed(&doc, &blocks, &s.final_url, Some(&model), &ctx.tools),
             None => extract_and_classify(&Document::parse(&s.html), &s.final_url, Some(&model), &ctx.tools),
-        };
-        let (extraction, class) = catch_unwind(AssertUnwindSafe(job)).unwrap_or_else(|_| {
-            tracing::error!(url = s.url, "extraction panicked");
-            (Err(ExtractError::Panicked), None)
         });
-        let page =
-            WaitingDone { seq: s.seq, url: s.url, final_url: s.final_url, fetched_at: s.fetched_at, extraction, class };
         let msg = CommitMsg::Drained { host: host.to_string(), page: Some(Box::new(page)), last: i + 1 == n };
         if i + 1 == n {
             last = msg;
@@ -199,6 +193,19 @@ fn learn_and_extract(ctx: &WorkerContext, host: &str, commit: &Sender<CommitMsg>
         }
     }
     last
+}
+
+/// A waiting page extracted by `job`; a panic in `job` is the extraction error
+/// [`ExtractError::Panicked`] (one bad page never stops a crawl).
+fn waiting_done(
+    s: SampledPage,
+    job: impl FnOnce(&SampledPage) -> (Result<PageExtraction, ExtractError>, Option<PageClass>),
+) -> WaitingDone {
+    let (extraction, class) = catch_unwind(AssertUnwindSafe(|| job(&s))).unwrap_or_else(|_| {
+        tracing::error!(url = s.url, "extraction panicked");
+        (Err(ExtractError::Panicked), None)
+    });
+    WaitingDone { seq: s.seq, url: s.url, final_url: s.final_url, fetched_at: s.fetched_at, extraction, class }
 }
 
 /// Pages a drain reads from the state at a time.
@@ -224,22 +231,9 @@ fn drain(ctx: &WorkerContext, host: String, model: Option<Arc<DomainModel>>, com
         let n = pages.len();
         for (i, s) in pages.into_iter().enumerate() {
             from = s.seq + 1;
-            let job = || {
-                let doc = Document::parse(&s.html);
-                extract_and_classify(&doc, &s.final_url, model.as_deref(), &ctx.tools)
-            };
-            let (extraction, class) = catch_unwind(AssertUnwindSafe(job)).unwrap_or_else(|_| {
-                tracing::error!(url = s.url, "extraction panicked");
-                (Err(ExtractError::Panicked), None)
+            let page = waiting_done(s, |s| {
+                extract_and_classify(&Document::parse(&s.html), &s.final_url, model.as_deref(), &ctx.tools)
             });
-            let page = WaitingDone {
-                seq: s.seq,
-                url: s.url,
-                final_url: s.final_url,
-                fetched_at: s.fetched_at,
-                extraction,
-                class,
-            };
             let is_last = final_window && i + 1 == n;
             let msg = CommitMsg::Drained { host: host.clone(), page: Some(Box::new(page)), last: is_last };
             if is_last {
