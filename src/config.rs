@@ -140,6 +140,14 @@ pub struct CrawlConfig {
     /// ...or this long after its first page. Default 200ms.
     #[serde(with = "humantime_serde")]
     pub commit_interval: std::time::Duration,
+    /// Bytes that must stay free on the filesystems of `state_dir` and `out_dir`: below
+    /// this the crawl does not start, or stops cleanly (exit status 75) and resumes when run
+    /// again with space. 0 turns the guard off. Default 1 GiB.
+    pub min_free_space: u64,
+    /// After Ctrl-C or SIGTERM, how long requests in flight may still finish before they are
+    /// aborted (and fetched again on resume). Default 5s.
+    #[serde(with = "humantime_serde")]
+    pub stop_grace: std::time::Duration,
 }
 
 /// URL substrings not followed by default: MediaWiki edit/history/permalink/special pages,
@@ -178,6 +186,8 @@ impl Default for CrawlConfig {
             queue_pages: 64,
             commit_pages: 100,
             commit_interval: std::time::Duration::from_millis(200),
+            min_free_space: 1 << 30,
+            stop_grace: std::time::Duration::from_secs(5),
         }
     }
 }
@@ -201,6 +211,9 @@ impl CrawlConfig {
         (!self.language.eq_ignore_ascii_case("auto")).then_some(self.language.as_str())
     }
 }
+
+/// The longest duration any key accepts: 30 days.
+pub const MAX_DURATION: std::time::Duration = std::time::Duration::from_secs(30 * 86_400);
 
 /// `[eval]` section.
 #[derive(Debug, Clone, Deserialize)]
@@ -285,6 +298,67 @@ impl Config {
                 return Err(invalid("net.resolve", format!("`{host}` maps to `{addr}`, which is not an ip:port")));
             }
         }
+        self.validate_ranges(path)
+    }
+
+    /// Ranges and orders serde cannot check: non-zero timeouts and sizes, thresholds in
+    /// order and in [0, 1], durations below [`MAX_DURATION`].
+    fn validate_ranges(&self, path: &Path) -> Result<(), ConfigError> {
+        let invalid =
+            |key: &'static str, reason: String| ConfigError::Invalid { path: path.to_path_buf(), key, reason };
+        let p = &self.politeness;
+        p.validate().map_err(|e| invalid(e.key, e.reason))?;
+        let n = &self.net;
+        for (key, value, may_be_zero) in [
+            ("politeness.min_delay", p.min_delay, true),
+            ("politeness.max_response_delay", p.max_response_delay, true),
+            ("politeness.max_crawl_delay", p.max_crawl_delay, true),
+            ("politeness.robots_max_age", p.robots_max_age, false),
+            ("politeness.robots_retry", p.robots_retry, false),
+            ("politeness.robots_give_up", p.robots_give_up, true),
+            ("politeness.backoff_base", p.backoff_base, true),
+            ("politeness.backoff_max", p.backoff_max, true),
+            ("net.connect_timeout", n.connect_timeout, false),
+            ("net.read_timeout", n.read_timeout, false),
+            ("net.request_timeout", n.request_timeout, false),
+            ("crawl.commit_interval", self.crawl.commit_interval, false),
+            ("crawl.stop_grace", self.crawl.stop_grace, true),
+        ] {
+            if value > MAX_DURATION {
+                return Err(invalid(key, format!("{} is more than 30 days", humantime::format_duration(value))));
+            }
+            if value.is_zero() && !may_be_zero {
+                return Err(invalid(key, "must be more than 0".into()));
+            }
+        }
+        if n.max_body_bytes == 0 {
+            return Err(invalid("net.max_body_bytes", "must be at least 1".into()));
+        }
+        if n.user_agent.trim().is_empty() {
+            return Err(invalid("net.user_agent", "must name the crawler (product/version and a contact URL)".into()));
+        }
+        if let Err(e) = crate::crawl::address::AddressPolicy::new(&n.allow) {
+            return Err(invalid("net.allow", e.to_string()));
+        }
+        let j = &self.justext;
+        for (key, value) in [
+            ("justext.stopwords_low", j.stopwords_low),
+            ("justext.stopwords_high", j.stopwords_high),
+            ("justext.max_link_density", j.max_link_density),
+        ] {
+            if !(0.0..=1.0).contains(&value) {
+                return Err(invalid(key, format!("must be in [0, 1], got {value}")));
+            }
+        }
+        if j.length_low > j.length_high {
+            return Err(invalid("justext.length_low", format!("must not exceed length_high ({})", j.length_high)));
+        }
+        if j.stopwords_low > j.stopwords_high {
+            return Err(invalid(
+                "justext.stopwords_low",
+                format!("must not exceed stopwords_high ({})", j.stopwords_high),
+            ));
+        }
         Ok(())
     }
 
@@ -331,5 +405,26 @@ mod tests {
         assert!(err.contains("dedup.threshold"), "{err}");
         let err = Config::parse("[politeness]\nmin_delay = \"soon\"\n", Path::new("x.toml")).unwrap_err().to_string();
         assert!(err.contains("min_delay"), "{err}");
+    }
+
+    /// Values that parse but would make a crawl misbehave are refused, naming the key.
+    #[test]
+    fn out_of_range_values_are_refused() {
+        for (toml, key) in [
+            ("[politeness]\nresponse_time_factor = -3.0\n", "response_time_factor"),
+            ("[politeness]\nmin_delay = \"99999999999s\"\n", "politeness.min_delay"),
+            ("[net]\nread_timeout = \"0s\"\n", "net.read_timeout"),
+            ("[net]\nrequest_timeout = \"0s\"\n", "net.request_timeout"),
+            ("[net]\nmax_body_bytes = 0\n", "net.max_body_bytes"),
+            ("[net]\nallow = [\"not a host!\"]\n", "net.allow"),
+            ("[justext]\nlength_low = 300\nlength_high = 100\n", "justext.length_low"),
+            ("[justext]\nstopwords_low = 0.5\nstopwords_high = 0.3\n", "justext.stopwords_low"),
+            ("[justext]\nmax_link_density = 2.0\n", "justext.max_link_density"),
+            ("[politeness]\nbackoff_base = \"2h\"\nbackoff_max = \"1h\"\n", "backoff_max"),
+        ] {
+            let err = Config::parse(toml, Path::new("x.toml")).expect_err(toml).to_string();
+            assert!(err.contains(key), "{toml}: {err}");
+        }
+        assert!(Config::parse("[net]\nallow = [\"10.0.0.0/8\", \"intranet.example\"]\n", Path::new("x.toml")).is_ok());
     }
 }

@@ -31,7 +31,7 @@ fn main() -> std::process::ExitCode {
         .with_writer(std::io::stderr)
         .init();
     match run(Cli::parse()) {
-        Ok(()) => std::process::ExitCode::SUCCESS,
+        Ok(code) => std::process::ExitCode::from(code),
         Err(e) => {
             eprintln!("error: {}", error_chain(&e));
             std::process::ExitCode::FAILURE
@@ -55,9 +55,11 @@ fn error_chain(e: &anyhow::Error) -> String {
     out
 }
 
-fn run(cli: Cli) -> Result<()> {
+/// Run a command; the exit status on success (non-zero only for a crawl that stopped early
+/// or reached none of its hosts, see `CrawlSummary::exit_code`).
+fn run(cli: Cli) -> Result<u8> {
     match cli.command {
-        Command::Crawl(args) => crawl(args),
+        Command::Crawl(args) => return crawl(args),
         Command::Extract(args) => extract(args),
         Command::Stats(args) => stats(args),
         Command::Score(args) => score(args),
@@ -65,7 +67,8 @@ fn run(cli: Cli) -> Result<()> {
         Command::Eval(args) => eval(args),
         Command::Train(TrainCommand::Boilernet(args)) => train_boilernet(args),
         Command::Train(TrainCommand::Classifier(args)) => train_classifier(args),
-    }
+    }?;
+    Ok(0)
 }
 
 /// The config file, or the built-in defaults when the default `config.toml` is absent.
@@ -77,7 +80,7 @@ fn load_config(path: &Path) -> Result<Config> {
     Ok(Config::load(path)?)
 }
 
-fn crawl(args: CrawlArgs) -> Result<()> {
+fn crawl(args: CrawlArgs) -> Result<u8> {
     let mut config = load_config(&args.config)?;
     if let Some(state) = args.state {
         config.crawl.state_dir = state;
@@ -101,14 +104,14 @@ fn crawl(args: CrawlArgs) -> Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting tokio")?;
     let summary = runtime.block_on(webcorpus::crawl::run(opts))?;
     let c = &summary.counters;
+    let outcome = match &summary.stopped {
+        Some(reason) => format!("{reason}; run the same command again to resume"),
+        None if summary.exit_code() != 0 => "crawl finished, but every host was given up".to_string(),
+        None => "crawl finished".to_string(),
+    };
     println!(
-        "{}: {} hosts ({} learned), {} pages fetched, {} failed, {} robots-disallowed",
-        if summary.interrupted { "interrupted" } else { "crawl finished" },
-        summary.hosts,
-        summary.learned,
-        c.fetched,
-        c.failed,
-        c.robots_disallowed
+        "{outcome}: {} hosts ({} learned, {} given up), {} pages fetched, {} failed, {} robots-disallowed",
+        summary.hosts, summary.learned, summary.given_up, c.fetched, c.failed, c.robots_disallowed
     );
     println!(
         "corpus {}: {} records, {} paragraphs; {} duplicate paragraphs dropped; {} URLs still queued",
@@ -121,7 +124,7 @@ fn crawl(args: CrawlArgs) -> Result<()> {
     if !c.discards.is_empty() {
         println!("pages without a record: {:?}", c.discards);
     }
-    Ok(())
+    Ok(summary.exit_code())
 }
 
 fn extract(args: ExtractArgs) -> Result<()> {

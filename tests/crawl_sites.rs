@@ -123,7 +123,7 @@ async fn crawl_five_real_sites_over_loopback() {
     let config = Config::parse(&toml, Path::new("test.toml")).unwrap();
     let crawl_config = config.clone();
     let summary = run(CrawlOptions { config, seeds, quiet: true }).await.unwrap();
-    assert!(!summary.interrupted);
+    assert_eq!(summary.stopped, None);
     assert_eq!(summary.queued, 0, "the frontier is empty at the end");
 
     let requests = server.requests();

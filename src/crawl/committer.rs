@@ -280,6 +280,8 @@ impl Committer {
             }
             CommitMsg::Robots { host, entry } => {
                 self.batch.put_robots(&host, &entry);
+                // Answered: a host given up in an earlier run is back.
+                self.book(&host).rec.dead = false;
                 self.touch(&host);
             }
             CommitMsg::HostDead { host } => {
@@ -397,10 +399,17 @@ impl Committer {
                 self.book(&host).rec.fetched += 1;
                 return Ok(());
             }
-            PageResult::Fetched { final_url, status, fetched_at, work } => (final_url, status, fetched_at, work),
+            PageResult::Fetched { final_url, status, fetched_at, work, redirect } => {
+                if let Some(target) = redirect {
+                    self.enqueue_redirect(&host, &entry, target)?;
+                }
+                (final_url, status, fetched_at, work)
+            }
         };
         self.counters.fetched += 1;
-        self.book(&host).rec.fetched += 1;
+        let book = self.book(&host);
+        book.rec.fetched += 1;
+        book.rec.dead = false;
         self.batch.pop_frontier(&host, entry.seq);
         if final_url.as_str() != entry.url {
             self.mark_seen(final_url.as_str());
@@ -419,6 +428,7 @@ impl Committer {
         self.enqueue_links(&host, &entry, &work.links)?;
         match work.content {
             PageContent::Failed => self.discard(&host, Discard::ProcessingFailed),
+            PageContent::Refused(why) => self.discard(&host, why),
             PageContent::Extracted(extraction, class) => {
                 let meta = PageMeta { url: &entry.url, final_url: final_url.as_str(), fetched_at: &fetched_at };
                 self.add_extraction(&host, &meta, extraction, class)?;
@@ -462,6 +472,35 @@ impl Committer {
 
     fn is_seen(&self, url: &str) -> Result<bool, CrawlError> {
         Ok(self.group_seen.contains(&CrawlState::url_identity(url)) || self.state.is_seen(url)?)
+    }
+
+    /// Queue the target of a redirect to another host. From a seed (depth 0) the target is
+    /// a seed of its own, so `http://example.org/` moving to `https://www.example.org/` is
+    /// crawled (Heritrix: redirected seeds are seeds); from any other page it is a link, in
+    /// scope or not.
+    fn enqueue_redirect(&mut self, host: &str, from: &FrontierEntry, target: Url) -> Result<(), CrawlError> {
+        if from.depth > 0 {
+            return self.enqueue_links(host, from, &[target]);
+        }
+        let (Some(url), Some(target_host)) = (normalize(&target), host_key(&target)) else { return Ok(()) };
+        if self.cfg.crawl.is_excluded(url.as_str()) || self.is_seen(url.as_str())? {
+            return Ok(());
+        }
+        if !self.hosts.contains_key(&target_host) {
+            let rec = match self.state.host(&target_host)? {
+                Some(r) => r,
+                None => HostRecord { host: target_host.clone(), seed: url.to_string(), ..HostRecord::default() },
+            };
+            self.book(&target_host).rec = rec;
+        }
+        let book = self.book(&target_host);
+        book.rec.enqueued += 1;
+        let seed = book.rec.seed.clone();
+        self.group_seen.insert(CrawlState::url_identity(url.as_str()));
+        self.batch.push_frontier(&target_host, FrontierEntry { url: url.to_string(), depth: 0, seq: 0 });
+        self.group_work.insert(target_host.clone(), seed);
+        self.touch(&target_host);
+        Ok(())
     }
 
     /// Queue the in-scope, unseen links of a page (depth + 1, per-host cap); new hosts get a
@@ -525,7 +564,7 @@ impl Committer {
                 return Ok(());
             }
             Err(e) => {
-                tracing::warn!(url = meta.url, "extraction failed: {e}");
+                tracing::warn!(url = %crate::crawl::url::for_log(&meta.url), "extraction failed: {e}");
                 self.discard(host, Discard::ExtractionError);
                 return Ok(());
             }

@@ -13,6 +13,7 @@ use crate::crawl::messages::{send_queued, CommitMsg, Event, PageDone, PageMode, 
 use crate::crawl::politeness::{HostPoliteness, PolitenessConfig};
 use crate::crawl::progress::{HostCounts, Progress};
 use crate::crawl::robots::{RobotsEntry, RobotsStatus};
+use crate::crawl::shutdown::Shutdown;
 use crate::crawl::CrawlError;
 use crate::store::{Counters, CrawlState, FrontierEntry};
 use crossbeam_channel::Sender;
@@ -25,8 +26,6 @@ use tokio::sync::mpsc::UnboundedReceiver;
 use tokio::task::JoinSet;
 use url::Url;
 
-/// Attempts at robots.txt (5xx or no answer) before a host is given up.
-const ROBOTS_ATTEMPTS: u32 = 3;
 /// Attempts at one URL answered 429/503 before it is dropped.
 const RETRY_ATTEMPTS: u32 = 3;
 /// Frontier entries read from the store per host at a time.
@@ -42,8 +41,8 @@ pub trait Fetch: Send + Sync + 'static {
         url: &Url,
         hop_delay: Duration,
     ) -> impl Future<Output = Result<FetchedPage, FetchError>> + Send;
-    /// Fetch the robots.txt of `url`'s origin: status and body, `None` without an answer.
-    fn fetch_robots(&self, url: &Url) -> impl Future<Output = Option<(u16, String)>> + Send;
+    /// Fetch the robots.txt of `url`'s origin: status and body, an error without an answer.
+    fn fetch_robots(&self, url: &Url) -> impl Future<Output = Result<(u16, String), FetchError>> + Send;
 }
 
 impl Fetch for Fetcher {
@@ -54,7 +53,7 @@ impl Fetch for Fetcher {
     ) -> impl Future<Output = Result<FetchedPage, FetchError>> + Send {
         self.fetch_paced(url, hop_delay)
     }
-    fn fetch_robots(&self, url: &Url) -> impl Future<Output = Option<(u16, String)>> + Send {
+    fn fetch_robots(&self, url: &Url) -> impl Future<Output = Result<(u16, String), FetchError>> + Send {
         Fetcher::fetch_robots(self, url)
     }
 }
@@ -68,13 +67,15 @@ pub struct DispatchConfig {
     pub max_parallel_hosts: usize,
     /// Our robots.txt product token.
     pub ua_token: String,
+    /// After a stop is asked for, how long requests in flight may still finish.
+    pub stop_grace: Duration,
 }
 
 /// A finished fetch task (moved once, from the task to the loop: not worth a box).
 #[allow(clippy::large_enum_variant)]
 enum Fetched {
     Robots {
-        result: Option<(u16, String)>,
+        result: Result<(u16, String), FetchError>,
         response_time: Duration,
     },
     Page {
@@ -182,32 +183,40 @@ impl<F: Fetch> Dispatcher<F> {
         }
     }
 
-    /// Run until every host is done (or `stop` is set: Ctrl-C), then tell the committer to
-    /// finish and wait for it. Returns true when stopped early.
+    /// Run until every host is done or `shutdown` is asked for, then tell the committer to
+    /// finish and wait for it. On a shutdown no new request starts; requests in flight get
+    /// `stop_grace` to finish (their pages are committed), the rest are aborted (fetched
+    /// again on resume), and `stop` is set for the workers. Returns true when stopped early.
     ///
     /// # Errors
     /// The committer's error, when it stopped on one.
-    pub async fn run(&mut self, stop: Arc<AtomicBool>, progress: &Progress) -> Result<bool, CrawlError> {
-        let mut stopping = false;
+    pub async fn run(
+        &mut self,
+        stop: Arc<AtomicBool>,
+        shutdown: &Shutdown,
+        progress: &Progress,
+    ) -> Result<bool, CrawlError> {
+        let mut grace_until: Option<Instant> = None;
         let mut last_progress = Instant::now() - Duration::from_secs(1);
-        let ctrl_c = tokio::signal::ctrl_c();
-        tokio::pin!(ctrl_c);
         loop {
             self.push_overflow();
-            if !stopping {
-                self.launch_due();
+            match grace_until {
+                None => self.launch_due(),
+                Some(deadline) if self.in_flight == 0 || now() >= deadline => break,
+                Some(_) => {}
             }
-            if stopping || self.done() {
+            if grace_until.is_none() && self.done() {
                 break;
             }
             if last_progress.elapsed() >= Duration::from_millis(200) {
                 self.show_progress(progress);
                 last_progress = Instant::now();
             }
-            let wake = match (self.overflow.is_empty(), self.due.next_due()) {
-                (false, _) => now() + Duration::from_millis(5),
-                (true, Some(at)) => at.max(now()),
-                (true, None) => now() + Duration::from_millis(500),
+            let wake = match (self.overflow.is_empty(), self.due.next_due(), grace_until) {
+                (false, _, _) => now() + Duration::from_millis(5),
+                (true, _, Some(deadline)) => deadline.min(now() + Duration::from_millis(200)),
+                (true, Some(at), None) => at.max(now()),
+                (true, None, None) => now() + Duration::from_millis(500),
             };
             tokio::select! {
                 Some(joined) = self.tasks.join_next(), if !self.tasks.is_empty() => match joined {
@@ -221,12 +230,13 @@ impl<F: Fetch> Dispatcher<F> {
                     self.on_event(event);
                 },
                 _ = tokio::time::sleep_until(tokio::time::Instant::from_std(wake)) => {}
-                _ = &mut ctrl_c => {
-                    eprintln!("interrupted: committing what was fetched; run the same command again to resume");
-                    stopping = true;
+                _ = shutdown.requested(), if grace_until.is_none() => {
+                    grace_until = Some(now() + self.cfg.stop_grace);
+                    stop.store(true, Ordering::Relaxed);
                 }
             }
         }
+        let stopping = grace_until.is_some();
         if stopping {
             stop.store(true, Ordering::Relaxed);
             self.tasks.abort_all();
@@ -396,18 +406,33 @@ impl<F: Fetch> Dispatcher<F> {
         self.make_due(idx);
     }
 
-    fn on_robots(&mut self, idx: usize, result: Option<(u16, String)>, response_time: Duration, t: Instant) {
-        let status = result.as_ref().map(|(s, _)| *s);
-        let entry = RobotsEntry::from_fetch(result, now_ms());
+    fn on_robots(
+        &mut self,
+        idx: usize,
+        result: Result<(u16, String), FetchError>,
+        response_time: Duration,
+        t: Instant,
+    ) {
         let h = &mut self.hosts[idx];
+        if let Err(e @ FetchError::Refused { .. }) = &result {
+            eprintln!("warning: host {} skipped: {e}", h.host);
+            self.give_up(idx);
+            return;
+        }
+        let status = result.as_ref().ok().map(|(s, _)| *s);
+        let why = match &result {
+            Ok((s, _)) => format!("HTTP {s}"),
+            Err(e) => e.to_string(),
+        };
+        let entry = RobotsEntry::from_fetch(result.ok(), now_ms());
         if entry.status == RobotsStatus::DisallowAll {
-            h.robots_failures += 1;
-            h.politeness.record_failure(t);
-            let why = status.map_or("no answer".to_string(), |s| format!("HTTP {s}"));
-            if h.robots_failures >= ROBOTS_ATTEMPTS {
+            h.politeness.record_robots_failure(t);
+            let since = *h.robots_failing_since.get_or_insert(t);
+            if t.saturating_duration_since(since) >= self.cfg.politeness.robots_give_up {
                 eprintln!(
-                    "warning: host {}: robots.txt unavailable ({why}) {ROBOTS_ATTEMPTS} times; host skipped",
-                    h.host
+                    "warning: host {}: robots.txt unavailable for {} (last: {why}); host given up until the next run",
+                    h.host,
+                    humantime::format_duration(self.cfg.politeness.robots_give_up)
                 );
                 self.give_up(idx);
             } else {
@@ -415,7 +440,7 @@ impl<F: Fetch> Dispatcher<F> {
             }
             return;
         }
-        h.robots_failures = 0;
+        h.robots_failing_since = None;
         let policy = entry.policy(&self.cfg.ua_token);
         h.politeness.record_response(t, response_time, status.unwrap_or(200), None, policy.crawl_delay());
         h.robots = Some((entry.clone(), policy));
@@ -485,7 +510,13 @@ impl<F: Fetch> Dispatcher<F> {
             self.push_overflow();
         } else {
             let fetched_at = humantime::format_rfc3339_seconds(page.fetched_at).to_string();
-            let result = PageResult::Fetched { final_url: page.final_url, status: page.status, fetched_at, work: None };
+            let result = PageResult::Fetched {
+                final_url: page.final_url,
+                status: page.status,
+                fetched_at,
+                work: None,
+                redirect: page.redirect,
+            };
             self.forward(idx, ticket, entry, result);
         }
     }
@@ -585,15 +616,16 @@ mod tests {
                 status,
                 content_type: Some("text/html".into()),
                 retry_after: None,
+                redirect: None,
                 body: b"<p>text</p>".to_vec(),
                 response_time: Duration::from_millis(10),
                 fetched_at: SystemTime::now(),
             };
             async move { Ok(page) }
         }
-        fn fetch_robots(&self, _: &Url) -> impl Future<Output = Option<(u16, String)>> + Send {
+        fn fetch_robots(&self, url: &Url) -> impl Future<Output = Result<(u16, String), FetchError>> + Send {
             self.log.lock().unwrap().push((tokio::time::Instant::now(), "/robots.txt".into()));
-            let r = self.robots.clone();
+            let r = self.robots.clone().ok_or(FetchError::Timeout { url: url.to_string() });
             async move { r }
         }
     }
@@ -621,9 +653,15 @@ mod tests {
         let politeness = PolitenessConfig {
             min_delay: Duration::from_secs(1),
             backoff_base: Duration::from_secs(5),
+            robots_give_up: Duration::from_secs(30),
             ..PolitenessConfig::default()
         };
-        let cfg = DispatchConfig { politeness, max_parallel_hosts: 4, ua_token: "webcorpus".into() };
+        let cfg = DispatchConfig {
+            politeness,
+            max_parallel_hosts: 4,
+            ua_token: "webcorpus".into(),
+            stop_grace: Duration::from_secs(5),
+        };
         let (work_tx, work_rx) = crossbeam_channel::bounded(4);
         let (commit_tx, commit_rx) = crossbeam_channel::unbounded();
         let (events_tx, events_rx) = tokio::sync::mpsc::unbounded_channel();
@@ -661,7 +699,8 @@ mod tests {
                 }
             }
         });
-        let interrupted = d.run(Arc::new(AtomicBool::new(false)), &Progress::new(true)).await.unwrap();
+        let interrupted =
+            d.run(Arc::new(AtomicBool::new(false)), &Shutdown::default(), &Progress::new(true)).await.unwrap();
         assert!(!interrupted);
         let mut out = committer.await.unwrap();
         out.requests = fetch.log.lock().unwrap().clone();
@@ -687,14 +726,16 @@ mod tests {
         assert_eq!(out.dry, ["a.test"], "the host is reported dry once its frontier is done");
     }
 
-    /// robots.txt that never answers: three tries with back-off, then the host is given up
-    /// without one page request.
+    /// robots.txt that never answers: tries with doubling back-off (5, 10, 20 s) until it
+    /// has failed for `robots_give_up` (30 s), then the host is given up without one page
+    /// request.
     #[tokio::test(start_paused = true)]
     async fn robots_failure_gives_the_host_up() {
         let out = crawl(&[("/1", vec![200])], None).await;
         let paths: Vec<&str> = out.requests.iter().map(|(_, p)| p.as_str()).collect();
-        assert_eq!(paths, ["/robots.txt"; 3]);
-        assert!(gaps(&out.requests).iter().all(|g| *g >= Duration::from_secs(5)), "back-off between tries");
+        assert_eq!(paths, ["/robots.txt"; 4]);
+        let secs: Vec<u64> = gaps(&out.requests).iter().map(|g| g.as_secs()).collect();
+        assert_eq!(secs, [5, 10, 20], "back-off between tries");
         assert_eq!(out.dead, ["a.test"]);
         assert!(out.results.is_empty());
     }

@@ -3,9 +3,14 @@
 //! politeness (which decided the request may start) and `html::decode` (which reads the body).
 //!
 //! Every hop is checked: reqwest's own redirect handling is off and redirects are followed
-//! here, at most [`NetConfig::max_redirects`], each to an http(s) URL. The body is streamed with
-//! a size cap, and non-HTML responses are refused from their `Content-Type` before the body is
-//! read. gzip and deflate bodies are decoded by reqwest; the cap applies to the decoded bytes.
+//! here, at most [`NetConfig::max_redirects`], each to an http(s) URL on the same host; a
+//! redirect to another host ends the fetch and is reported in [`FetchedPage::redirect`], for the
+//! crawl to queue like a link (Heritrix's way: that host's scope, robots.txt and politeness
+//! apply). Every connection goes through the address policy ([`super::address`]). Each request
+//! has a total deadline ([`NetConfig::request_timeout`], body included). The body is streamed
+//! with a size cap, and non-HTML responses are refused from their `Content-Type` before the body
+//! is read. gzip and deflate bodies are decoded by reqwest (the cap applies to the decoded
+//! bytes); a body in any other `Content-Encoding` was not asked for and is refused.
 //!
 //! The `resolve` table is a testing aid (like `curl --resolve`): a host listed there is
 //! contacted at the given `ip:port` over plain HTTP, whatever the URL's scheme, with the original
@@ -14,13 +19,15 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::net::SocketAddr;
+use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
-use reqwest::header::{HeaderMap, ACCEPT, CONTENT_TYPE, HOST, LOCATION, RETRY_AFTER};
+use reqwest::header::{HeaderMap, ACCEPT, CONTENT_ENCODING, CONTENT_TYPE, HOST, LOCATION, RETRY_AFTER};
 use serde::{Deserialize, Serialize};
 use url::Url;
 
-use super::url::host_key;
+use super::address::{AddressError, AddressPolicy, PolicyResolver};
+use super::url::{for_log, host_key};
 
 /// `[net]`: how the fetcher talks HTTP. Durations are strings (`"10s"`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -36,6 +43,10 @@ pub struct NetConfig {
     /// response.
     #[serde(with = "humantime_serde")]
     pub read_timeout: Duration,
+    /// Limit on a whole request, from connecting to the last body byte (each redirect hop and
+    /// robots.txt included): a server that trickles its answer cannot hold a request longer.
+    #[serde(with = "humantime_serde")]
+    pub request_timeout: Duration,
     /// Redirects followed per fetch; one more gives [`FetchError::TooManyRedirects`].
     pub max_redirects: u32,
     /// Largest (decoded) body accepted, in bytes; larger gives [`FetchError::BodyTooLarge`].
@@ -43,8 +54,13 @@ pub struct NetConfig {
     /// Accepted media types (`Content-Type` without parameters, case-insensitive). A response
     /// without `Content-Type` is accepted.
     pub accept_content_types: Vec<String>,
+    /// Host names, IP addresses or networks (`10.0.0.0/8`) the crawl may connect to although
+    /// the address policy refuses them (loopback, private, link-local, ...): this opens the
+    /// door to internal services, so list only what a crawl should reach.
+    pub allow: Vec<String>,
     /// Testing aid: host → `"ip:port"`; such hosts are fetched over plain HTTP from that
-    /// address, with their own name in the `Host` header, even for `https://` URLs.
+    /// address, with their own name in the `Host` header, even for `https://` URLs. The
+    /// address policy does not apply to them.
     pub resolve: BTreeMap<String, String>,
 }
 
@@ -54,9 +70,11 @@ impl Default for NetConfig {
             user_agent: "webcorpus/0.1 (+https://github.com/webcorpus/webcorpus)".to_string(),
             connect_timeout: Duration::from_secs(10),
             read_timeout: Duration::from_secs(30),
+            request_timeout: Duration::from_secs(60),
             max_redirects: 5,
             max_body_bytes: 10 * 1024 * 1024,
             accept_content_types: vec!["text/html".into(), "application/xhtml+xml".into()],
+            allow: Vec::new(),
             resolve: BTreeMap::new(),
         }
     }
@@ -73,13 +91,13 @@ const ROBOTS_REDIRECTS: u32 = 5;
 #[derive(Debug, thiserror::Error)]
 pub enum FetchError {
     /// The connection or a read timed out.
-    #[error("{url}: timed out")]
+    #[error("{}: timed out", for_log(.url))]
     Timeout {
         /// URL asked for.
         url: String,
     },
     /// No connection: DNS, refused, TLS handshake.
-    #[error("{url}: cannot connect: {message}")]
+    #[error("{}: cannot connect: {message}", for_log(.url))]
     Connect {
         /// URL asked for.
         url: String,
@@ -87,7 +105,7 @@ pub enum FetchError {
         message: String,
     },
     /// More than `max_redirects` redirects.
-    #[error("{url}: more than {max} redirects")]
+    #[error("{}: more than {max} redirects", for_log(.url))]
     TooManyRedirects {
         /// URL asked for.
         url: String,
@@ -95,7 +113,7 @@ pub enum FetchError {
         max: u32,
     },
     /// A redirect whose `Location` is unparsable or not http(s).
-    #[error("{url}: bad redirect to {location:?}: {reason}")]
+    #[error("{}: bad redirect to {:?}: {reason}", for_log(.url), for_log(.location))]
     BadRedirect {
         /// URL asked for.
         url: String,
@@ -105,7 +123,7 @@ pub enum FetchError {
         reason: String,
     },
     /// The body exceeds `max_body_bytes` (by Content-Length or while streaming).
-    #[error("{url}: body larger than {limit} bytes")]
+    #[error("{}: body larger than {limit} bytes", for_log(.url))]
     BodyTooLarge {
         /// URL asked for.
         url: String,
@@ -113,15 +131,31 @@ pub enum FetchError {
         limit: u64,
     },
     /// A 2xx response whose Content-Type is not in `accept_content_types`; body not read.
-    #[error("{url}: not HTML ({content_type})")]
+    #[error("{}: not HTML ({content_type})", for_log(.url))]
     NotHtml {
         /// URL asked for.
         url: String,
         /// The Content-Type header.
         content_type: String,
     },
+    /// The address policy refused the connection (an internal address).
+    #[error("{}: {reason}", for_log(.url))]
+    Refused {
+        /// URL asked for.
+        url: String,
+        /// The policy's reason.
+        reason: String,
+    },
+    /// A body in a `Content-Encoding` that was not asked for (only gzip and deflate are).
+    #[error("{}: body in Content-Encoding {encoding:?}, which was not asked for", for_log(.url))]
+    UnrequestedEncoding {
+        /// URL asked for.
+        url: String,
+        /// The header value.
+        encoding: String,
+    },
     /// Anything else: a reset connection, a malformed response, a bad configuration.
-    #[error("{url}: {message}")]
+    #[error("{}: {message}", for_log(.url))]
     Other {
         /// URL asked for (empty when building the client failed).
         url: String,
@@ -140,6 +174,8 @@ impl FetchError {
             FetchError::BadRedirect { .. } => "bad_redirect",
             FetchError::BodyTooLarge { .. } => "body_too_large",
             FetchError::NotHtml { .. } => "not_html",
+            FetchError::Refused { .. } => "address_refused",
+            FetchError::UnrequestedEncoding { .. } => "unrequested_encoding",
             FetchError::Other { .. } => "fetch_error",
         }
     }
@@ -147,7 +183,9 @@ impl FetchError {
     fn from_reqwest(url: &Url, e: reqwest::Error) -> FetchError {
         let url = url.to_string();
         let message = error_chain(&e);
-        if e.is_timeout() {
+        if let Some(refused) = find_source::<AddressError>(&e) {
+            FetchError::Refused { url, reason: refused.to_string() }
+        } else if e.is_timeout() {
             FetchError::Timeout { url }
         } else if e.is_connect() {
             FetchError::Connect { url, message }
@@ -169,6 +207,18 @@ fn error_chain(e: &dyn std::error::Error) -> String {
     out
 }
 
+/// The first error of type `T` in `e`'s source chain.
+fn find_source<'a, T: std::error::Error + 'static>(e: &'a (dyn std::error::Error + 'static)) -> Option<&'a T> {
+    let mut current = Some(e);
+    while let Some(err) = current {
+        if let Some(found) = err.downcast_ref::<T>() {
+            return Some(found);
+        }
+        current = err.source();
+    }
+    None
+}
+
 /// One fetched response. Non-2xx statuses are returned too; the caller decides.
 #[derive(Debug, Clone)]
 pub struct FetchedPage {
@@ -182,6 +232,9 @@ pub struct FetchedPage {
     pub content_type: Option<String>,
     /// The `Retry-After` header, verbatim (see `politeness::parse_retry_after`).
     pub retry_after: Option<String>,
+    /// A redirect to another host, not followed: the absolute target (fragment removed).
+    /// `status` is then the redirect's 3xx.
+    pub redirect: Option<Url>,
     /// The decoded body (gzip/deflate undone), at most `max_body_bytes`. For a non-2xx status
     /// with a content type outside the accept list the body is not read and left empty.
     pub body: Vec<u8>,
@@ -198,6 +251,7 @@ pub struct Fetcher {
     config: NetConfig,
     accept: Vec<String>,
     resolve: HashMap<String, SocketAddr>,
+    policy: Arc<AddressPolicy>,
 }
 
 /// Where the redirect loop ended.
@@ -205,6 +259,9 @@ enum Followed {
     /// A non-redirect response (or a redirect without `Location`), its URL and the number of
     /// redirect hops followed to it.
     Done(Url, reqwest::Response, u32),
+    /// A redirect to another host, not followed: the redirect's URL, response and hops, and
+    /// the target.
+    Elsewhere(Url, reqwest::Response, u32, Url),
     /// Redirected more than allowed; the last status.
     TooMany(u16),
     /// A redirect to an unusable `Location`; the last status.
@@ -216,7 +273,8 @@ impl Fetcher {
     ///
     /// # Errors
     /// [`FetchError::Other`] (with an empty `url`) when a `resolve` address is not an
-    /// `ip:port` or the TLS backend cannot be initialised.
+    /// `ip:port`, an `allow` entry is not a host, address or network, or the TLS backend
+    /// cannot be initialised.
     pub fn new(config: &NetConfig) -> Result<Fetcher, FetchError> {
         let config_error = |message: String| FetchError::Other { url: String::new(), message };
         let mut resolve = HashMap::new();
@@ -226,10 +284,13 @@ impl Fetcher {
             })?;
             resolve.insert(host.to_ascii_lowercase(), addr);
         }
+        let policy = Arc::new(AddressPolicy::new(&config.allow).map_err(|e| config_error(e.to_string()))?);
         let client = reqwest::Client::builder()
             .user_agent(config.user_agent.clone())
             .connect_timeout(config.connect_timeout)
             .read_timeout(config.read_timeout)
+            .timeout(config.request_timeout)
+            .dns_resolver(Arc::new(PolicyResolver::new(policy.clone())))
             .redirect(reqwest::redirect::Policy::none())
             .build()
             .map_err(|e| config_error(format!("cannot build HTTP client: {}", error_chain(&e))))?;
@@ -238,6 +299,7 @@ impl Fetcher {
             config: config.clone(),
             accept: config.accept_content_types.iter().map(|t| t.trim().to_ascii_lowercase()).collect(),
             resolve,
+            policy,
         })
     }
 
@@ -246,12 +308,13 @@ impl Fetcher {
         &self.config
     }
 
-    /// Fetch `url` (GET), following up to `max_redirects` redirects.
+    /// Fetch `url` (GET), following up to `max_redirects` redirects on the same host.
     ///
     /// # Errors
     /// Network failures ([`FetchError::Timeout`], [`FetchError::Connect`],
-    /// [`FetchError::Other`]), redirect problems ([`FetchError::TooManyRedirects`],
-    /// [`FetchError::BadRedirect`]), [`FetchError::NotHtml`] for a 2xx non-HTML response and
+    /// [`FetchError::Other`]), [`FetchError::Refused`] by the address policy, redirect problems
+    /// ([`FetchError::TooManyRedirects`], [`FetchError::BadRedirect`]), [`FetchError::NotHtml`]
+    /// for a 2xx non-HTML response, [`FetchError::UnrequestedEncoding`] and
     /// [`FetchError::BodyTooLarge`].
     pub async fn fetch(&self, url: &Url) -> Result<FetchedPage, FetchError> {
         self.fetch_paced(url, Duration::ZERO).await
@@ -264,8 +327,10 @@ impl Fetcher {
     /// As [`Fetcher::fetch`].
     pub async fn fetch_paced(&self, url: &Url, hop_delay: Duration) -> Result<FetchedPage, FetchError> {
         let start = Instant::now();
-        let (final_url, response, hops) = match self.follow(url, self.config.max_redirects, hop_delay).await? {
-            Followed::Done(final_url, response, hops) => (final_url, response, hops),
+        let followed = self.follow(url, self.config.max_redirects, hop_delay, Hops::SameHost).await?;
+        let (final_url, response, hops, redirect) = match followed {
+            Followed::Done(final_url, response, hops) => (final_url, response, hops, None),
+            Followed::Elsewhere(final_url, response, hops, target) => (final_url, response, hops, Some(target)),
             Followed::TooMany(_) => {
                 return Err(FetchError::TooManyRedirects { url: url.to_string(), max: self.config.max_redirects })
             }
@@ -278,7 +343,13 @@ impl Fetcher {
         let content_type = header_string(headers, CONTENT_TYPE);
         let retry_after = header_string(headers, RETRY_AFTER);
         let accepted = content_type.as_deref().is_none_or(|ct| self.accepts(ct));
-        let body = if accepted {
+        // reqwest removes the header of the encodings it decoded (gzip, deflate).
+        let encoding = header_string(headers, CONTENT_ENCODING).filter(|e| !e.eq_ignore_ascii_case("identity"));
+        let body = if redirect.is_some() {
+            Vec::new()
+        } else if let (Some(encoding), true) = (encoding, accepted) {
+            return Err(FetchError::UnrequestedEncoding { url: url.to_string(), encoding });
+        } else if accepted {
             let limit = self.config.max_body_bytes;
             match read_body(response, limit, BodyCap::Refuse).await {
                 Ok((body, false)) => body,
@@ -296,6 +367,7 @@ impl Fetcher {
             status,
             content_type,
             retry_after,
+            redirect,
             body,
             // Wall time of the requests only: the pauses between redirect hops are politeness,
             // not server slowness, and must not feed the adaptive delay.
@@ -309,25 +381,28 @@ impl Fetcher {
     ///
     /// Returns the final status and the body (lossy UTF-8, cut at [`MAX_ROBOTS_BYTES`]);
     /// after too many or unusable redirects, the last 3xx status and an empty body (RFC 9309
-    /// §2.3.1.2: unavailable). `None` when the host did not answer (network error, timeout):
-    /// the caller treats that as disallow-all (`robots::robots_outcome(None)`).
-    pub async fn fetch_robots(&self, url_of_host: &Url) -> Option<(u16, String)> {
+    /// §2.3.1.2: unavailable).
+    ///
+    /// # Errors
+    /// When the host did not answer (network error, timeout; the caller treats that as
+    /// disallow-all, `robots::robots_outcome(None)`) or the address policy refused it
+    /// ([`FetchError::Refused`], which no retry changes).
+    pub async fn fetch_robots(&self, url_of_host: &Url) -> Result<(u16, String), FetchError> {
         let mut robots = url_of_host.clone();
         robots.set_path("/robots.txt");
         robots.set_query(None);
         robots.set_fragment(None);
         let redirects = self.config.max_redirects.max(ROBOTS_REDIRECTS);
-        match self.follow(&robots, redirects, Duration::ZERO).await {
-            Ok(Followed::Done(_, response, _)) => {
+        match self.follow(&robots, redirects, Duration::ZERO, Hops::AnyHost).await? {
+            Followed::Done(_, response, _) | Followed::Elsewhere(_, response, _, _) => {
                 let status = response.status().as_u16();
-                let body = read_body(response, MAX_ROBOTS_BYTES as u64, BodyCap::Truncate).await.ok()?.0;
-                Some((status, String::from_utf8_lossy(&body).into_owned()))
+                let body = read_body(response, MAX_ROBOTS_BYTES as u64, BodyCap::Truncate)
+                    .await
+                    .map_err(|e| FetchError::from_reqwest(&robots, e))?
+                    .0;
+                Ok((status, String::from_utf8_lossy(&body).into_owned()))
             }
-            Ok(Followed::TooMany(status)) | Ok(Followed::Bad { status, .. }) => Some((status, String::new())),
-            Err(e) => {
-                tracing::debug!("robots.txt {robots}: {e}");
-                None
-            }
+            Followed::TooMany(status) | Followed::Bad { status, .. } => Ok((status, String::new())),
         }
     }
 
@@ -338,15 +413,22 @@ impl Fetcher {
         essence.is_empty() || self.accept.contains(&essence)
     }
 
-    /// GET `url`, following redirects by hand so each hop is checked.
-    async fn follow(&self, url: &Url, max_redirects: u32, hop_delay: Duration) -> Result<Followed, FetchError> {
+    /// GET `url`, following redirects by hand so each hop is checked; with
+    /// [`Hops::SameHost`] a redirect to another host ends the loop.
+    async fn follow(
+        &self,
+        url: &Url,
+        max_redirects: u32,
+        hop_delay: Duration,
+        hops_to: Hops,
+    ) -> Result<Followed, FetchError> {
         let mut current = url.clone();
         let mut hops = 0u32;
         loop {
             if hops > 0 && !hop_delay.is_zero() {
                 tokio::time::sleep(hop_delay).await;
             }
-            let response = self.send(&current).await.map_err(|e| FetchError::from_reqwest(url, e))?;
+            let response = self.send(&current, url).await?;
             let status = response.status().as_u16();
             if !matches!(status, 301 | 302 | 303 | 307 | 308) {
                 return Ok(Followed::Done(current, response, hops));
@@ -362,18 +444,22 @@ impl Fetcher {
             if !matches!(next.scheme(), "http" | "https") || next.host_str().is_none() {
                 return Ok(Followed::Bad { status, location, reason: "not an http(s) URL".to_string() });
             }
+            next.set_fragment(None);
+            if hops_to == Hops::SameHost && host_key(&next) != host_key(&current) {
+                return Ok(Followed::Elsewhere(current, response, hops, next));
+            }
             hops += 1;
             if hops > max_redirects {
                 return Ok(Followed::TooMany(status));
             }
-            next.set_fragment(None);
             tracing::trace!("{current} -> {status} {next}");
             current = next;
         }
     }
 
-    /// Send one GET for `url`, through the `resolve` table when its host is listed.
-    async fn send(&self, url: &Url) -> Result<reqwest::Response, reqwest::Error> {
+    /// Send one GET for `url`, through the `resolve` table when its host is listed, else
+    /// after the address policy's check of an IP literal (names are checked when resolved).
+    async fn send(&self, url: &Url, asked: &Url) -> Result<reqwest::Response, FetchError> {
         let accept = self.accept.join(", ");
         let host = url.host_str().map(str::to_ascii_lowercase);
         let target = host.as_deref().and_then(|h| self.resolve.get(h)).and_then(|addr| resolved_url(url, *addr));
@@ -382,11 +468,25 @@ impl Fetcher {
                 let host_header = host_key(url).unwrap_or_default();
                 self.client.get(target).header(HOST, host_header)
             }
-            None => self.client.get(url.clone()),
+            None => {
+                if let Err(e) = self.policy.check_url(url) {
+                    return Err(FetchError::Refused { url: asked.to_string(), reason: e.to_string() });
+                }
+                self.client.get(url.clone())
+            }
         };
         let request = if accept.is_empty() { request } else { request.header(ACCEPT, accept) };
-        request.send().await
+        request.send().await.map_err(|e| FetchError::from_reqwest(asked, e))
     }
+}
+
+/// Which redirect hops [`Fetcher::follow`] takes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Hops {
+    /// Only to the same host (`host[:port]`); pages.
+    SameHost,
+    /// To any host (robots.txt, RFC 9309 §2.3.1.2); each hop still passes the address policy.
+    AnyHost,
 }
 
 /// `http://addr/path?query` for a host in the `resolve` table.

@@ -32,8 +32,8 @@ pub struct HostRuntime {
     pub politeness: HostPoliteness,
     /// robots.txt once fetched.
     pub robots: Option<(RobotsEntry, RobotsPolicy)>,
-    /// Consecutive robots.txt failures.
-    pub robots_failures: u32,
+    /// Since when robots.txt has failed without a break (`None`: it has not).
+    pub robots_failing_since: Option<std::time::Instant>,
     /// A request is in flight.
     pub in_flight: bool,
     /// The frontier may have entries beyond the window.
@@ -64,7 +64,7 @@ impl HostRuntime {
             seed,
             politeness,
             robots: None,
-            robots_failures: 0,
+            robots_failing_since: None,
             in_flight: false,
             has_work: true,
             window: VecDeque::new(),

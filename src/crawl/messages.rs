@@ -35,6 +35,11 @@ pub enum Discard {
     NotArticle,
     /// Every paragraph was an Onion duplicate.
     AllDuplicate,
+    /// The body is not text: a PDF, an image, an archive, ... served as HTML
+    /// (`html::sniff::binary_kind`).
+    Binary,
+    /// The decoded text is mostly replacement or control characters in every charset tried.
+    BadEncoding,
 }
 
 impl Discard {
@@ -50,6 +55,8 @@ impl Discard {
             Discard::NoMainText => "no_main_text".into(),
             Discard::NotArticle => "not_article".into(),
             Discard::AllDuplicate => "all_duplicate".into(),
+            Discard::Binary => "binary".into(),
+            Discard::BadEncoding => "bad_encoding".into(),
         }
     }
 }
@@ -80,6 +87,8 @@ pub enum PageContent {
     Extracted(Result<PageExtraction, ExtractError>, Option<PageClass>),
     /// Processing panicked.
     Failed,
+    /// Not processed: the body is binary or unreadable text.
+    Refused(Discard),
 }
 
 /// The outcome of one dispatched frontier entry (it travels boxed in [`PageDone`]).
@@ -104,6 +113,8 @@ pub enum PageResult {
         fetched_at: String,
         /// The worker's output, for 2xx.
         work: Option<PageWork>,
+        /// A redirect to another host, not followed (see `FetchedPage::redirect`).
+        redirect: Option<Url>,
     },
 }
 

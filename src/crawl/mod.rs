@@ -10,6 +10,7 @@
 //! They talk through bounded queues ([`messages`]); [`progress`] draws the live counters and
 //! [`stats`] reports on a state.
 
+pub mod address;
 pub mod committer;
 pub mod dispatch;
 pub mod fetch;
@@ -19,6 +20,7 @@ pub mod politeness;
 pub mod progress;
 pub mod robots;
 mod run;
+pub mod shutdown;
 pub mod stats;
 pub mod url;
 pub mod workers;
@@ -61,6 +63,12 @@ pub enum CrawlError {
         /// What is wrong.
         reason: String,
     },
+    /// A filesystem of the crawl has less free space than `[crawl] min_free_space`.
+    #[error("{0}; free space, then run the same command again")]
+    DiskLow(shutdown::StopReason),
+    /// The signal handlers could not be installed.
+    #[error("cannot install the signal handlers: {0}")]
+    Signals(std::io::Error),
     /// The state directory was written with another corpus format.
     #[error("state was written with corpus format `{stored}`, but `{requested}` was asked for; use another --state or the same format")]
     FormatMismatch {
@@ -95,6 +103,26 @@ pub struct CrawlSummary {
     pub queued: usize,
     /// The corpus file.
     pub corpus: PathBuf,
-    /// True when the crawl was interrupted (Ctrl-C) before the frontier emptied.
-    pub interrupted: bool,
+    /// Why the crawl stopped before its frontier emptied (a signal, a low disk); `None` when
+    /// it ran to the end.
+    pub stopped: Option<shutdown::StopReason>,
+    /// Hosts given up (robots.txt unavailable for `robots_give_up`, too many failures in a
+    /// row, or refused by the address policy).
+    pub given_up: usize,
 }
+
+impl CrawlSummary {
+    /// The process exit status: 0 when the frontier was crawled to the end, the stop
+    /// reason's (130 SIGINT, 143 SIGTERM, 75 low disk), or 3 when every host was given up
+    /// (nothing could be crawled).
+    pub fn exit_code(&self) -> u8 {
+        match &self.stopped {
+            Some(reason) => reason.exit_code(),
+            None if self.hosts > 0 && self.given_up == self.hosts => EXIT_ALL_GIVEN_UP,
+            None => 0,
+        }
+    }
+}
+
+/// Exit status of a crawl that ran but could reach none of its hosts.
+pub const EXIT_ALL_GIVEN_UP: u8 = 3;

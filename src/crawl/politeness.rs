@@ -43,9 +43,14 @@ pub struct PolitenessConfig {
     #[serde(with = "humantime_serde")]
     pub robots_max_age: Duration,
     /// After a 5xx or unreachable robots.txt the host is treated as disallow-all
-    /// (RFC 9309 §2.3.1.4) and robots.txt is fetched again after this long.
+    /// (RFC 9309 §2.3.1.4) and robots.txt is fetched again with back-off (from `backoff_base`,
+    /// doubling), waiting at most this long between two tries.
     #[serde(with = "humantime_serde")]
     pub robots_retry: Duration,
+    /// A host whose robots.txt has failed without a break for this long is given up for the
+    /// run (a later run tries it again).
+    #[serde(with = "humantime_serde")]
+    pub robots_give_up: Duration,
     /// First back-off after a network error or a 429/503 without `Retry-After`; doubled for each
     /// further consecutive one.
     #[serde(with = "humantime_serde")]
@@ -67,6 +72,7 @@ impl Default for PolitenessConfig {
             max_crawl_delay: Duration::from_secs(300),
             robots_max_age: Duration::from_secs(24 * 3600),
             robots_retry: Duration::from_secs(600),
+            robots_give_up: Duration::from_secs(6 * 3600),
             backoff_base: Duration::from_secs(5),
             backoff_max: Duration::from_secs(3600),
             max_consecutive_failures: 10,
@@ -192,6 +198,14 @@ impl HostPoliteness {
         } else {
             self.consecutive_failures = 0;
         }
+        self.set_delay(now, delay);
+    }
+
+    /// Record a failed robots.txt (5xx or no answer) at `now`: exponential back-off (at least
+    /// `min_delay`, at most `robots_retry`) and one more consecutive failure.
+    pub fn record_robots_failure(&mut self, now: Instant) {
+        self.consecutive_failures = self.consecutive_failures.saturating_add(1);
+        let delay = self.config.min_delay.max(self.backoff().min(self.config.robots_retry));
         self.set_delay(now, delay);
     }
 

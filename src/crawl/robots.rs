@@ -40,8 +40,11 @@ impl RobotsPolicy {
     /// 16 664 per line anyway, and robotstxt 0.3 panics when it cuts inside a multi-byte
     /// character (Folyd/robotstxt#5). Should the crate panic all the same, the policy is
     /// [`RobotsPolicy::disallow_all`] (a warning is logged).
+    ///
+    /// A leading UTF-8 byte order mark is removed first: robotstxt 0.3 reads it as part of the
+    /// first line's key, so a file starting `\u{feff}User-agent: *` would lose its first group.
     pub fn parse(body: &str, user_agent_token: &str) -> RobotsPolicy {
-        let body = cut_long_lines(body);
+        let body = cut_long_lines(body.trim_start_matches('\u{feff}'));
         let parsed = std::panic::catch_unwind(|| {
             let mut extras = ExtrasHandler::new(user_agent_token);
             robotstxt::parse_robotstxt(&body, &mut extras);
@@ -414,6 +417,18 @@ mod tests {
         assert_eq!(RobotsPolicy::parse(body, "c").crawl_delay(), None);
         assert_eq!(star.sitemaps(), ["https://x.org/sitemap.xml"]);
         assert_eq!(RobotsPolicy::parse("Crawl-delay: -3\nUser-agent: *\nCrawl-delay: x\n", "z").crawl_delay(), None);
+    }
+
+    /// A robots.txt saved with a UTF-8 byte order mark keeps its first group.
+    #[test]
+    fn byte_order_mark_is_removed() {
+        let Some(body) = paraguayos() else { return };
+        let with_bom = format!("\u{feff}{body}");
+        let p = RobotsPolicy::parse(&with_bom, "webcorpus");
+        assert!(!p.is_allowed(&u("https://www.paraguayos.org/wp-login.php")));
+        let simple = RobotsPolicy::parse("\u{feff}User-agent: *\nDisallow: /private\nCrawl-delay: 3\n", "webcorpus");
+        assert!(!simple.is_allowed(&u("https://x.org/private/1")));
+        assert_eq!(simple.crawl_delay(), Some(Duration::from_secs(3)));
     }
 
     #[test]

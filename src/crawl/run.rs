@@ -15,6 +15,7 @@ use crate::crawl::hosts::ModelState;
 use crate::crawl::messages::Event;
 use crate::crawl::progress::Progress;
 use crate::crawl::robots::{user_agent_token, RobotsEntry, RobotsStatus};
+use crate::crawl::shutdown::{low_disk, watch_disks, watch_signals, Shutdown};
 use crate::crawl::url::{host_key, normalize, parse_seed_line};
 use crate::crawl::workers::{spawn_workers, PageTools, WorkerContext};
 use crate::crawl::{CrawlError, CrawlOptions, CrawlSummary};
@@ -32,14 +33,21 @@ use url::Url;
 /// workers).
 const RESULTS_QUEUE: usize = 64;
 
+/// How often the disk guard reads the free space of the state and corpus filesystems.
+const DISK_CHECK_INTERVAL: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// Run a crawl to the end of its frontier (or until Ctrl-C), resuming from the state.
 ///
 /// # Errors
 /// [`CrawlError`] for what stops a whole crawl: the store, the corpus file, the seeds file.
 /// Bad pages and bad hosts are counted and logged, never returned.
 pub async fn run(opts: CrawlOptions) -> Result<CrawlSummary, CrawlError> {
-    // 1. State and corpus writer.
+    // 1. State and corpus writer, when the disks have room.
     let cfg = opts.config.clone();
+    let watched = vec![cfg.crawl.state_dir.clone(), cfg.crawl.out_dir.clone()];
+    if let Some(low) = low_disk(&watched, cfg.crawl.min_free_space) {
+        return Err(CrawlError::DiskLow(low));
+    }
     let state = open_state_dir(&cfg.crawl.state_dir)?;
     let format = cfg.crawl.format;
     if let Some(stored) = state.corpus_format()? {
@@ -97,14 +105,19 @@ pub async fn run(opts: CrawlOptions) -> Result<CrawlSummary, CrawlError> {
         politeness: cfg.politeness.clone(),
         max_parallel_hosts: cfg.crawl.max_parallel_hosts,
         ua_token: user_agent_token(&cfg.net.user_agent),
+        stop_grace: cfg.crawl.stop_grace,
     };
+    let shutdown = Shutdown::new();
+    let signals = watch_signals(shutdown.clone()).map_err(CrawlError::Signals)?;
+    let disks = watch_disks(shutdown.clone(), watched, cfg.crawl.min_free_space, DISK_CHECK_INTERVAL);
     let fetcher = Arc::new(Fetcher::new(&cfg.net)?);
     let mut dispatcher = Dispatcher::new(fetcher, state.clone(), dispatch_cfg, work_tx, direct_tx, events_rx);
     load_hosts(&state, &mut dispatcher, cfg.politeness.robots_max_age)?;
     let progress = Progress::new(opts.quiet);
-    let dispatched = dispatcher.run(stop, &progress).await;
+    let dispatched = dispatcher.run(stop, &shutdown, &progress).await;
     progress.finish();
     drop(dispatcher);
+    disks.abort();
 
     // 5. Join, then the summary.
     let committed = committer.join().map_err(|_| CrawlError::Committer("the committer panicked".into()))?;
@@ -113,6 +126,8 @@ pub async fn run(opts: CrawlOptions) -> Result<CrawlSummary, CrawlError> {
     }
     committed?;
     let interrupted = dispatched?;
+    // From here on a signal ends the process at once (the state is committed).
+    drop(signals);
     let hosts = state.hosts()?;
     Ok(CrawlSummary {
         counters: state.counters()?,
@@ -120,7 +135,8 @@ pub async fn run(opts: CrawlOptions) -> Result<CrawlSummary, CrawlError> {
         learned: hosts.iter().filter(|h| h.phase == HostPhase::Learned).count(),
         queued: state.frontier_total()?,
         corpus,
-        interrupted,
+        stopped: if interrupted { shutdown.reason() } else { None },
+        given_up: hosts.iter().filter(|h| h.dead).count(),
     })
 }
 
@@ -128,20 +144,25 @@ fn now_ms() -> u64 {
     SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
 }
 
-/// Step 2: queue every seed not seen before. Bad lines are reported and skipped.
+/// Step 2: queue every seed not seen before. A UTF-8 byte order mark and CRLF line ends are
+/// accepted; bad lines (not UTF-8, not a URL) are reported with their line number and skipped.
 fn add_seeds(state: &CrawlState, path: &Path) -> Result<(), CrawlError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| CrawlError::Seeds { path: path.to_path_buf(), reason: e.to_string() })?;
+    let bytes =
+        std::fs::read(path).map_err(|e| CrawlError::Seeds { path: path.to_path_buf(), reason: e.to_string() })?;
+    let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&bytes);
     let mut batch = state.batch();
     let mut good = 0;
     let mut records: std::collections::BTreeMap<String, HostRecord> = Default::default();
     let mut queued = std::collections::HashSet::new();
-    for (i, line) in text.lines().enumerate() {
+    for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
+        let Ok(line) = std::str::from_utf8(line) else {
+            eprintln!("warning: {}:{}: seed skipped: the line is not UTF-8", path.display(), i + 1);
+            continue;
+        };
         let url = match parse_seed_line(line) {
             Ok(Some(u)) => u,
             Ok(None) => continue,
             Err(e) => {
-                tracing::warn!("{}:{}: skipped: {e}", path.display(), i + 1);
                 eprintln!("warning: {}:{}: seed skipped: {e}", path.display(), i + 1);
                 continue;
             }
@@ -189,7 +210,8 @@ fn load_hosts(
             HostPhase::Learned => ModelState::Ready(state.model::<DomainModel>(&rec.host)?.map(Arc::new)),
             HostPhase::Fallback => ModelState::Ready(None),
         };
-        dispatcher.add_host(&rec.host, seed, robots, model, rec.dead);
+        // A host given up in an earlier run is tried again: the server may be back.
+        dispatcher.add_host(&rec.host, seed, robots, model, false);
     }
     Ok(())
 }

@@ -50,7 +50,7 @@ pub enum Scope {
 /// Normalise a URL for the frontier and the seen-URL set.
 ///
 /// Returns `None` for schemes other than `http`/`https` and for URLs without a host.
-/// Otherwise: the fragment is dropped, an empty query (`?` alone) is dropped, the rest of the
+/// Otherwise: credentials (`user:password@`) and the fragment are dropped, an empty query (`?` alone) is dropped, the rest of the
 /// query is kept verbatim. The `url` crate already lower-cases the host, drops the scheme's
 /// default port, resolves dot segments and turns an empty path into `/`.
 pub fn normalize(url: &Url) -> Option<Url> {
@@ -62,6 +62,9 @@ pub fn normalize(url: &Url) -> Option<Url> {
         _ => return None,
     }
     let mut out = url.clone();
+    // Credentials never reach a request, the store or a record.
+    let _ = out.set_username("");
+    let _ = out.set_password(None);
     out.set_fragment(None);
     if out.query() == Some("") {
         out.set_query(None);
@@ -139,6 +142,18 @@ pub fn host_key(url: &Url) -> Option<String> {
     })
 }
 
+/// `url` cut to at most [`LOG_URL_CHARS`] characters for a log line or a message, with `…`
+/// marking the cut: a trap URL can be hundreds of kilobytes long.
+pub fn for_log(url: &str) -> std::borrow::Cow<'_, str> {
+    match url.char_indices().nth(LOG_URL_CHARS) {
+        None => std::borrow::Cow::Borrowed(url),
+        Some((end, _)) => std::borrow::Cow::Owned(format!("{}…", &url[..end])),
+    }
+}
+
+/// The longest URL printed whole by [`for_log`], in characters.
+pub const LOG_URL_CHARS: usize = 200;
+
 /// Parse one line of a seed file (`seeds/*.txt`).
 ///
 /// The line is trimmed; empty lines and `#` comment lines give `Ok(None)`; a trailing comment
@@ -159,7 +174,7 @@ pub fn parse_seed_line(line: &str) -> Result<Option<Url>, UrlError> {
     if text.is_empty() || text.starts_with('#') {
         return Ok(None);
     }
-    let url = Url::parse(text).map_err(|source| UrlError::Malformed { line: text.to_string(), source })?;
+    let url = Url::parse(text).map_err(|source| UrlError::Malformed { line: for_log(text).into_owned(), source })?;
     if !matches!(url.scheme(), "http" | "https") {
         return Err(UrlError::Unsupported { url: url.to_string(), reason: "only http and https URLs can be crawled" });
     }
@@ -189,6 +204,17 @@ mod tests {
         assert_eq!(n("ftp://example.org/x"), None);
         assert_eq!(n("mailto:a@example.org"), None);
         assert_eq!(n("javascript:void(0)"), None);
+        assert_eq!(n("https://user:pw@example.org/p").as_deref(), Some("https://example.org/p"));
+        assert_eq!(n("http://user@example.org/").as_deref(), Some("http://example.org/"));
+    }
+
+    #[test]
+    fn long_urls_are_cut_for_logs() {
+        let long = format!("http://a.org/{}", "é".repeat(100_000));
+        let cut = for_log(&long);
+        assert_eq!(cut.chars().count(), LOG_URL_CHARS + 1);
+        assert!(cut.ends_with('…'));
+        assert_eq!(for_log("http://a.org/"), "http://a.org/");
     }
 
     #[test]

@@ -6,11 +6,14 @@
 //! back-pressure on dispatch; a panic on one page is that page's discard, never a dead worker.
 
 use crate::classify::{PageClass, PageClassifier};
-use crate::crawl::messages::{CommitMsg, PageContent, PageDone, PageMode, PageResult, PageWork, WaitingDone, WorkItem};
+use crate::crawl::messages::{
+    CommitMsg, Discard, PageContent, PageDone, PageMode, PageResult, PageWork, WaitingDone, WorkItem,
+};
 use crate::domain::learn::{learn_documents, parse_sample};
 use crate::domain::{DomainModel, LearnParams};
 use crate::extract::pipeline::{extract_document, ExtractSettings, PageExtraction};
 use crate::extract::{ExtractError, ExtractorKind, JusTextParams};
+use crate::html::sniff::{binary_kind, unreadable_share, MAX_UNREADABLE_SHARE};
 use crate::html::{decode_html, links::extract_links, segment, Document};
 use crate::model::Block;
 use crate::store::{CrawlState, SampledPage};
@@ -91,6 +94,7 @@ fn work(ctx: &WorkerContext, item: WorkItem, commit: &Sender<CommitMsg>) -> Comm
                 status: page.status,
                 fetched_at: humantime::format_rfc3339_seconds(page.fetched_at).to_string(),
                 work: Some(work),
+                redirect: None,
             };
             CommitMsg::Page(Box::new(PageDone { host, ticket, entry, result }))
         }
@@ -115,7 +119,14 @@ pub fn page_work(
     final_url: &Url,
     mode: PageMode,
 ) -> PageWork {
+    if let Some(kind) = binary_kind(body) {
+        tracing::debug!(url = %final_url, "binary body ({kind}) served as HTML");
+        return PageWork { links: Vec::new(), content: PageContent::Refused(Discard::Binary) };
+    }
     let decoded = decode_html(body, content_type);
+    if unreadable_share(&decoded.text) > MAX_UNREADABLE_SHARE {
+        return PageWork { links: Vec::new(), content: PageContent::Refused(Discard::BadEncoding) };
+    }
     if decoded.had_errors {
         tracing::debug!(url = %final_url, "malformed bytes for the page's charset were replaced");
     }

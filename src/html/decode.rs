@@ -14,12 +14,14 @@ pub struct Decoded {
     pub encoding: &'static str,
     /// Where the encoding came from: "bom", "header", "meta" or "detected".
     pub source: &'static str,
-    /// True when malformed byte sequences were replaced.
+    /// True when malformed byte sequences were met in the first charset tried.
     pub had_errors: bool,
 }
 
 /// Decode `bytes` using, in order, a BOM, the charset of `content_type` (an HTTP header
-/// value), a `<meta>` declaration in the first 4 KiB, then chardetng detection.
+/// value), a `<meta>` declaration in the first 4 KiB, then chardetng detection. When the
+/// declared charset meets malformed bytes, chardetng's guess is used instead if it decodes
+/// the page without any (`source` is then "detected" and `had_errors` stays true).
 pub fn decode_html(bytes: &[u8], content_type: Option<&str>) -> Decoded {
     let (encoding, source) = if let Some((enc, _)) = Encoding::for_bom(bytes) {
         (enc, "bom")
@@ -41,6 +43,17 @@ pub fn decode_html(bytes: &[u8], content_type: Option<&str>) -> Decoded {
         encoding
     };
     let (text, used, had_errors) = encoding.decode(bytes);
+    if had_errors && matches!(source, "header" | "meta") {
+        // The declaration lies (Shift_JIS or windows-1252 declared as UTF-8): detection gets
+        // its chance, and wins when it decodes the bytes cleanly.
+        let guess = detect(bytes);
+        if guess != used {
+            let (alt, alt_used, alt_errors) = guess.decode(bytes);
+            if !alt_errors {
+                return Decoded { text: alt.into_owned(), encoding: alt_used.name(), source: "detected", had_errors };
+            }
+        }
+    }
     Decoded { text: text.into_owned(), encoding: used.name(), source, had_errors }
 }
 

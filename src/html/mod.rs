@@ -5,6 +5,7 @@ pub mod decode;
 pub mod links;
 pub mod prune;
 pub mod segment;
+pub mod sniff;
 pub mod walk;
 
 pub use decode::{decode_html, Decoded};

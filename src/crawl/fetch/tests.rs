@@ -64,6 +64,11 @@ fn respond(rq: Request, log: &Seen) {
     let chunked = |headers: Vec<Header>, body: Vec<u8>| {
         Response::new(tiny_http::StatusCode(200), headers, Cursor::new(body), None, None)
     };
+    if path == "/trickle" {
+        let headers = vec![header("Content-Type", "text/html")];
+        let _ = rq.respond(Response::new(tiny_http::StatusCode(200), headers, Trickle(0), None, None));
+        return;
+    }
     let response = match (host.as_str(), path.as_str()) {
         ("big.test", "/robots.txt") => {
             let mut body = "User-agent: *\nDisallow: /private\n".to_string();
@@ -102,6 +107,9 @@ fn respond(rq: Request, log: &Seen) {
         (_, "/rel") => redirect(302, "page?x=1#frag"),
         (_, "/to-ftp") => redirect(302, "ftp://example.org/file"),
         (_, "/to-resolved") => redirect(301, "https://www.paraguayos.org/x/"),
+        ("ssrf.test", "/robots.txt") => redirect(301, "http://127.0.0.1:9/robots.txt"),
+        ("ssrf.test", "/to-metadata") => redirect(302, "http://169.254.169.254/latest/meta-data/"),
+        (_, "/brotli") => html(200, "\u{1b}\u{3}binary").with_header(header("Content-Encoding", "br")),
         (_, "/slow") => {
             std::thread::sleep(Duration::from_millis(2500));
             html(200, "late")
@@ -118,8 +126,14 @@ fn fetcher(server: &TestServer) -> Fetcher {
     for host in ["www.paraguayos.org", "big.test", "loop.test", "down.test", "moved.test", "other.test"] {
         resolve.insert(host.to_string(), addr.clone());
     }
-    let config =
-        NetConfig { max_body_bytes: 1000, read_timeout: Duration::from_millis(800), resolve, ..NetConfig::default() };
+    let config = NetConfig {
+        max_body_bytes: 1000,
+        read_timeout: Duration::from_millis(800),
+        request_timeout: Duration::from_millis(1500),
+        allow: vec!["127.0.0.1".into()],
+        resolve,
+        ..NetConfig::default()
+    };
     Fetcher::new(&config).expect("client")
 }
 
@@ -197,7 +211,7 @@ async fn network_errors_are_typed() {
     let closed = Url::parse("http://127.0.0.1:1/").expect("URL");
     let err = f.fetch(&closed).await.expect_err("refused");
     assert!(matches!(err, FetchError::Connect { .. }), "{err}");
-    assert_eq!(f.fetch_robots(&closed).await, None);
+    assert!(matches!(f.fetch_robots(&closed).await, Err(FetchError::Connect { .. })));
     let bad = NetConfig { resolve: [("x.org".to_string(), "localhost".to_string())].into(), ..NetConfig::default() };
     assert!(Fetcher::new(&bad).is_err());
 }
@@ -211,10 +225,64 @@ async fn resolve_serves_https_urls_from_the_local_server() {
     assert_eq!(page.status, 200);
     assert_eq!(page.final_url, url, "the original https URL is reported");
     assert!(s.saw("www.paraguayos.org", "/x/?a=1"), "{:?}", s.seen);
-    // A redirect to a resolved host goes through the table too.
-    let page = f.fetch(&s.url("/to-resolved")).await.expect("redirect into resolve");
-    assert_eq!(page.final_url.as_str(), "https://www.paraguayos.org/x/");
-    assert!(s.saw("www.paraguayos.org", "/x/"));
+    // A redirect to another host is reported, not followed.
+    let page = f.fetch(&s.url("/to-resolved")).await.expect("redirect response");
+    assert_eq!(page.status, 301);
+    assert_eq!(page.redirect.as_ref().map(Url::as_str), Some("https://www.paraguayos.org/x/"));
+    assert!(!s.saw("www.paraguayos.org", "/x/"));
+}
+
+/// Without `[net] allow`, loopback and metadata addresses are refused in every place a
+/// connection starts: a URL, a robots.txt redirect; a page redirect to another host is not
+/// followed at all.
+#[tokio::test]
+async fn internal_addresses_are_refused() {
+    let s = start();
+    let resolve: BTreeMap<String, String> = [("ssrf.test".to_string(), s.addr.to_string())].into();
+    let strict = Fetcher::new(&NetConfig { resolve, ..NetConfig::default() }).expect("client");
+    let err = strict.fetch(&s.url("/page")).await.expect_err("loopback literal");
+    assert!(matches!(err, FetchError::Refused { .. }), "{err}");
+    assert_eq!(err.reason(), "address_refused");
+    for url in ["http://2130706433:1/", "http://[::1]:1/", "http://0xa9fea9fe/"] {
+        let err = strict.fetch(&Url::parse(url).expect("URL")).await.expect_err(url);
+        assert!(matches!(err, FetchError::Refused { .. }), "{url}: {err}");
+    }
+    let localhost = Url::parse(&format!("http://localhost:{}/page", s.addr.port())).expect("URL");
+    let err = strict.fetch(&localhost).await.expect_err("localhost resolves to loopback");
+    assert!(matches!(err, FetchError::Refused { .. }), "{err}");
+    let ssrf = Url::parse("http://ssrf.test/x").expect("URL");
+    let err = strict.fetch_robots(&ssrf).await.expect_err("robots.txt redirect to loopback");
+    assert!(matches!(err, FetchError::Refused { .. }), "{err}");
+    let page = strict.fetch(&Url::parse("http://ssrf.test/to-metadata").expect("URL")).await.expect("a 302");
+    assert_eq!(page.status, 302);
+    assert!(page.body.is_empty());
+    assert_eq!(page.redirect.as_ref().and_then(Url::host_str), Some("169.254.169.254"));
+}
+
+/// One byte every 300 ms never trips the 800 ms read timeout; the 1.5 s request deadline
+/// ends it.
+#[tokio::test]
+async fn a_trickling_response_meets_the_request_deadline() {
+    let s = start();
+    let f = fetcher(&s);
+    let start = Instant::now();
+    let err = f.fetch(&s.url("/trickle")).await.expect_err("deadline");
+    assert!(matches!(err, FetchError::Timeout { .. }), "{err}");
+    assert!(start.elapsed() < Duration::from_secs(5), "{:?}", start.elapsed());
+    let err = f.fetch(&s.url("/brotli")).await.expect_err("br was not asked for");
+    assert!(matches!(&err, FetchError::UnrequestedEncoding { encoding, .. } if encoding == "br"), "{err}");
+}
+
+/// A body that sends one byte every 300 ms, forever.
+struct Trickle(u64);
+
+impl std::io::Read for Trickle {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        std::thread::sleep(Duration::from_millis(300));
+        self.0 += 1;
+        buf[0] = b'a';
+        Ok(1)
+    }
 }
 
 #[tokio::test]
@@ -256,8 +324,8 @@ async fn robots_fetch_outcomes() {
     assert_eq!(body.len(), MAX_ROBOTS_BYTES);
     assert!(body.starts_with("User-agent: *\nDisallow: /private\n"));
     // Endless redirects: the last 3xx, no body (RFC 9309: unavailable → allow all).
-    assert_eq!(f.fetch_robots(&host("loop.test")).await, Some((301, String::new())));
-    assert_eq!(f.fetch_robots(&host("down.test")).await.map(|r| r.0), Some(503));
+    assert_eq!(f.fetch_robots(&host("loop.test")).await.expect("answered"), (301, String::new()));
+    assert_eq!(f.fetch_robots(&host("down.test")).await.expect("answered").0, 503);
     // Redirects may leave the host.
     let (status, body) = f.fetch_robots(&host("moved.test")).await.expect("answered");
     assert_eq!(status, 200);
