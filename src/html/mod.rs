@@ -2,6 +2,7 @@
 //! text [`Block`](crate::model::Block)s ([`segment`]). Every page is decoded once and parsed once.
 
 pub mod decode;
+pub mod depth;
 pub mod links;
 pub mod prune;
 pub mod segment;
@@ -37,7 +38,9 @@ pub const NOSCRIPT_FALLBACK_CHARS: usize = 300;
 
 impl Document {
     /// Parse decoded HTML text, script, style and SVG bodies emptied first
-    /// ([`prune::strip_raw_text`]). Never fails: html5ever repairs any input.
+    /// ([`prune::strip_raw_text`]) and nesting below [`depth::MAX_DEPTH`] flattened
+    /// ([`depth::flatten_deep`]), so parsing time grows linearly with the page. Never fails:
+    /// html5ever repairs any input.
     ///
     /// Parsed as browsers do, with scripting on: `<noscript>` content is raw text, left out.
     /// Some server-rendered pages (Discourse forums) put all their text there, for clients that
@@ -48,6 +51,10 @@ impl Document {
     /// tree is kept when its `<noscript>` elements add text ([`Document::noscript_content`]).
     pub fn parse(text: &str) -> Document {
         let prune::Pruned { text, noscript_chars } = prune::prune(text);
+        let text = match depth::flatten_deep(&text, depth::MAX_DEPTH) {
+            std::borrow::Cow::Borrowed(_) => text,
+            std::borrow::Cow::Owned(flat) => std::borrow::Cow::Owned(flat),
+        };
         let mut html = parse_html(&text, true);
         let mut noscript_content = false;
         let enough = noscript_chars.max(NOSCRIPT_FALLBACK_CHARS);

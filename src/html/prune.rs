@@ -183,7 +183,7 @@ fn text_chars(markup: &str) -> usize {
 
 /// Byte index just past the comment whose text starts at `from` (after `<!--`): `<!-->` and
 /// `<!--->` are empty comments; an unclosed comment runs to the end.
-fn comment_end(html: &str, from: usize) -> usize {
+pub(super) fn comment_end(html: &str, from: usize) -> usize {
     let rest = &html.as_bytes()[from.min(html.len())..];
     if rest.starts_with(b">") {
         return from + 1;
@@ -197,7 +197,7 @@ fn comment_end(html: &str, from: usize) -> usize {
 /// Byte index of the first `needle` at or after `from`. Searches for the needle's first byte
 /// with `str::find(char)` (memchr), which is several times faster than a substring search on
 /// pages where the needle's first byte is rare.
-fn find_from(html: &str, from: usize, needle: &str) -> Option<usize> {
+pub(super) fn find_from(html: &str, from: usize, needle: &str) -> Option<usize> {
     let first = char::from(*needle.as_bytes().first()?);
     let mut pos = from;
     loop {
@@ -209,13 +209,13 @@ fn find_from(html: &str, from: usize, needle: &str) -> Option<usize> {
     }
 }
 
-fn is_name_end(b: u8) -> bool {
+pub(super) fn is_name_end(b: u8) -> bool {
     matches!(b, b'\t' | b'\n' | b'\x0c' | b'\r' | b' ' | b'/' | b'>')
 }
 
 /// Byte index just past the `>` that ends a start tag whose name ends at `from`; quoted
 /// attribute values (a quote right after `=`, spaces allowed) may hold `>`.
-fn start_tag_end(bytes: &[u8], from: usize) -> usize {
+pub(super) fn start_tag_end(bytes: &[u8], from: usize) -> usize {
     let mut i = from;
     let mut after_equals = false;
     while i < bytes.len() {
@@ -238,7 +238,7 @@ fn start_tag_end(bytes: &[u8], from: usize) -> usize {
 }
 
 /// Start of the end tag `</name` (any case, followed by a tag-name end) at or after `from`.
-fn end_tag(html: &str, from: usize, name: &str) -> Option<usize> {
+pub(super) fn end_tag(html: &str, from: usize, name: &str) -> Option<usize> {
     let bytes = html.as_bytes();
     let mut pos = from;
     loop {
