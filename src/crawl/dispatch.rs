@@ -312,7 +312,16 @@ impl<F: Fetch> Dispatcher<F> {
             .is_some_and(|(e, _)| e.is_fresh(now_ms(), self.cfg.politeness.robots_max_age));
         if !robots_fresh {
             self.hosts[idx].robots = None;
-            let (fetch, url) = (self.fetch.clone(), self.hosts[idx].seed.clone());
+            // robots.txt of this host's own origin: the seed names the host that linked to
+            // it when the host was found by a link (scope `domain` or `any`).
+            let url = match self.next_entry(idx).map(|e| (Url::parse(&e.url), e)) {
+                Some((parsed, entry)) => {
+                    self.hosts[idx].window.push_front(entry);
+                    parsed.unwrap_or_else(|_| self.hosts[idx].seed.clone())
+                }
+                None => self.hosts[idx].seed.clone(),
+            };
+            let fetch = self.fetch.clone();
             self.spawn(idx, async move {
                 let start = Instant::now();
                 let result = fetch.fetch_robots(&url).await;

@@ -16,6 +16,7 @@ pub mod dispatch;
 pub mod fetch;
 pub mod hosts;
 pub mod messages;
+pub mod owner;
 pub mod politeness;
 pub mod progress;
 pub mod robots;
@@ -66,6 +67,9 @@ pub enum CrawlError {
     /// A filesystem of the crawl has less free space than `[crawl] min_free_space`.
     #[error("{0}; free space, then run the same command again")]
     DiskLow(shutdown::StopReason),
+    /// The corpus directory belongs to another state, or is in use.
+    #[error(transparent)]
+    Owner(#[from] owner::OwnerError),
     /// The signal handlers could not be installed.
     #[error("cannot install the signal handlers: {0}")]
     Signals(std::io::Error),

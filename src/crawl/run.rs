@@ -1,7 +1,8 @@
 //! [`run`]: the crawl's wiring. Steps, in order:
 //!
-//! 1. open the state and the corpus writer, cutting the corpus back to the committed offset
-//!    (crash recovery);
+//! 1. check the free space, open the state, claim the corpus directory for it
+//!    ([`owner::claim`]) and open the corpus writer, cutting the corpus back to the committed
+//!    offset (crash recovery);
 //! 2. queue the seeds that are not seen yet;
 //! 3. start the committer thread (which reloads Onion's seen set and restarts the learn and
 //!    drain jobs a killed run left) and the worker pool;
@@ -18,7 +19,7 @@ use crate::crawl::robots::{user_agent_token, RobotsEntry, RobotsStatus};
 use crate::crawl::shutdown::{low_disk, watch_disks, watch_signals, Shutdown};
 use crate::crawl::url::{host_key, normalize, parse_seed_line};
 use crate::crawl::workers::{spawn_workers, PageTools, WorkerContext};
-use crate::crawl::{CrawlError, CrawlOptions, CrawlSummary};
+use crate::crawl::{owner, CrawlError, CrawlOptions, CrawlSummary};
 use crate::domain::DomainModel;
 use crate::extract::pipeline::ExtractSettings;
 use crate::store::{open_state_dir, CrawlState, FrontierEntry, HostPhase, HostRecord};
@@ -55,6 +56,8 @@ pub async fn run(opts: CrawlOptions) -> Result<CrawlSummary, CrawlError> {
             return Err(CrawlError::FormatMismatch { stored, requested: format.name().to_string() });
         }
     }
+    let corpus_file = cfg.crawl.out_dir.join(format.file_name());
+    let _claim = owner::claim(&state, &cfg.crawl.state_dir, &cfg.crawl.out_dir, &corpus_file)?;
     let writer = open_writer(format, &cfg.crawl.out_dir, state.corpus_offset()?)?;
     let corpus = writer.path().to_path_buf();
 

@@ -43,7 +43,7 @@ pub fn open_state_dir(state_dir: &Path) -> Result<CrawlState, StoreError> {
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     /// sled failed (I/O, corruption).
-    #[error("state store at {path}: {source}")]
+    #[error("state store at {path}: {}", sled_message(.source))]
     Sled {
         /// The store directory.
         path: PathBuf,
@@ -68,6 +68,18 @@ pub enum StoreError {
         /// Why it failed to decode.
         reason: String,
     },
+}
+
+/// sled's error as a sentence: its `Display` shows an I/O error as a Debug struct
+/// (`Os { code: 28, kind: StorageFull, .. }`); the I/O error's own text is used instead.
+fn sled_message(e: &sled::Error) -> String {
+    match e {
+        sled::Error::Io(io) if io.kind() == std::io::ErrorKind::StorageFull => {
+            format!("no space left on the device ({io}); free space, then run the same command again")
+        }
+        sled::Error::Io(io) => format!("I/O error: {io}"),
+        other => other.to_string(),
+    }
 }
 
 /// Key-value pairs returned by a prefix scan, in key order.

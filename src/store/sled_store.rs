@@ -1,14 +1,33 @@
 //! [`SledStore`]: the production [`Store`], one sled 0.34 tree. A [`Batch`] maps onto
 //! `sled::Batch` (atomic within one tree, which is why all state shares one tree with key
 //! prefixes), and [`Store::flush`] onto `Db::flush` (fsync).
+//!
+//! The wrapper guards sled's weak spot, a full disk: after a failed write sled's own `Drop`
+//! flushes and waits for an I/O buffer that never becomes stable, so the process hangs. Once
+//! any operation has failed, [`SledStore`] does not drop the database at all (its memory and
+//! threads end with the process); what was committed before the error stays on disk, and
+//! the next run recovers from there as after a `kill -9`.
 
 use super::{Batch, Entries, Store, StoreError};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// A [`Store`] in a sled database directory.
 pub struct SledStore {
-    db: sled::Db,
+    /// Always `Some` until dropped.
+    db: Option<sled::Db>,
     path: PathBuf,
+    failed: AtomicBool,
+}
+
+impl Drop for SledStore {
+    fn drop(&mut self) {
+        if let Some(db) = self.db.take() {
+            if self.failed.load(Ordering::SeqCst) {
+                std::mem::forget(db);
+            }
+        }
+    }
 }
 
 impl SledStore {
@@ -23,27 +42,38 @@ impl SledStore {
             .cache_capacity(16 * 1024 * 1024)
             .open()
             .map_err(|source| StoreError::Sled { path: path.to_path_buf(), source })?;
-        Ok(SledStore { db, path: path.to_path_buf() })
+        Ok(SledStore { db: Some(db), path: path.to_path_buf(), failed: AtomicBool::new(false) })
     }
 
+    fn db(&self) -> &sled::Db {
+        self.db.as_ref().expect("the database is open until the store is dropped")
+    }
+
+    /// The error of a failed operation; the store is marked failed (see the module doc).
     fn err(&self, source: sled::Error) -> StoreError {
+        self.failed.store(true, Ordering::SeqCst);
         StoreError::Sled { path: self.path.clone(), source }
+    }
+
+    /// True once an operation has failed.
+    pub fn has_failed(&self) -> bool {
+        self.failed.load(Ordering::SeqCst)
     }
 
     /// Bytes the database takes on disk.
     pub fn size_on_disk(&self) -> Result<u64, StoreError> {
-        self.db.size_on_disk().map_err(|e| self.err(e))
+        self.db().size_on_disk().map_err(|e| self.err(e))
     }
 }
 
 impl Store for SledStore {
     fn get(&self, key: &[u8]) -> Result<Option<Vec<u8>>, StoreError> {
-        Ok(self.db.get(key).map_err(|e| self.err(e))?.map(|v| v.to_vec()))
+        Ok(self.db().get(key).map_err(|e| self.err(e))?.map(|v| v.to_vec()))
     }
 
     fn scan_prefix(&self, prefix: &[u8], limit: usize) -> Result<Entries, StoreError> {
         let mut out = Vec::new();
-        for item in self.db.scan_prefix(prefix).take(limit) {
+        for item in self.db().scan_prefix(prefix).take(limit) {
             let (k, v) = item.map_err(|e| self.err(e))?;
             out.push((k.to_vec(), v.to_vec()));
         }
@@ -53,7 +83,7 @@ impl Store for SledStore {
     fn scan_from(&self, prefix: &[u8], from: &[u8], limit: usize) -> Result<Entries, StoreError> {
         let start = if from > prefix { from } else { prefix };
         let mut out = Vec::new();
-        for item in self.db.range(start..) {
+        for item in self.db().range(start..) {
             let (k, v) = item.map_err(|e| self.err(e))?;
             if !k.starts_with(prefix) || out.len() >= limit {
                 break;
@@ -65,7 +95,7 @@ impl Store for SledStore {
 
     fn count_prefix(&self, prefix: &[u8]) -> Result<usize, StoreError> {
         let mut n = 0;
-        for item in self.db.scan_prefix(prefix).keys() {
+        for item in self.db().scan_prefix(prefix).keys() {
             item.map_err(|e| self.err(e))?;
             n += 1;
         }
@@ -80,10 +110,10 @@ impl Store for SledStore {
                 None => b.remove(k),
             }
         }
-        self.db.apply_batch(b).map_err(|e| self.err(e))
+        self.db().apply_batch(b).map_err(|e| self.err(e))
     }
 
     fn flush(&self) -> Result<(), StoreError> {
-        self.db.flush().map(|_| ()).map_err(|e| self.err(e))
+        self.db().flush().map(|_| ()).map_err(|e| self.err(e))
     }
 }

@@ -157,6 +157,7 @@ const HASHLOG: &[u8] = b"meta/hashlog";
 const OFFSET: &[u8] = b"meta/offset";
 const FORMAT: &[u8] = b"meta/format";
 const COUNTERS: &[u8] = b"meta/counters";
+const CRAWL_ID: &[u8] = b"meta/crawl_id";
 
 fn host_key(prefix: &str, host: &str) -> Vec<u8> {
     let mut k = Vec::with_capacity(prefix.len() + host.len() + 1);
@@ -362,6 +363,11 @@ impl CrawlState {
         })
     }
 
+    /// The id of this crawl (written beside its corpus to claim the directory), if set.
+    pub fn crawl_id(&self) -> Result<Option<String>, StoreError> {
+        Ok(self.store.get(CRAWL_ID)?.map(|v| String::from_utf8_lossy(&v).into_owned()))
+    }
+
     /// The corpus format this state was written with, if any.
     pub fn corpus_format(&self) -> Result<Option<String>, StoreError> {
         Ok(self.store.get(FORMAT)?.map(|v| String::from_utf8_lossy(&v).into_owned()))
@@ -449,6 +455,11 @@ impl StateBatch {
     pub fn set_corpus_offset(&mut self, offset: u64, format: &str) {
         self.batch.put(OFFSET, offset.to_be_bytes().to_vec());
         self.batch.put(FORMAT, format.as_bytes().to_vec());
+    }
+
+    /// Set the crawl's id (see [`CrawlState::crawl_id`]).
+    pub fn set_crawl_id(&mut self, id: &str) {
+        self.batch.put(CRAWL_ID, id.as_bytes().to_vec());
     }
 
     /// Store the counters.

@@ -2,6 +2,7 @@
 
 #![allow(dead_code)]
 
+pub mod hostile_server;
 pub mod site_server;
 
 use std::path::PathBuf;
