@@ -56,7 +56,7 @@ async fn bad_pages_and_hosts_are_counted_and_the_crawl_goes_on() {
     )
     .unwrap();
     let toml = format!(
-        "[crawl]\nstate_dir = \"{}\"\nout_dir = \"{}\"\n[politeness]\nmin_delay = \"0s\"\nbackoff_base = \"10ms\"\n\
+        "[crawl]\nstate_dir = \"{}\"\nout_dir = \"{}\"\n[politeness]\nmin_delay = \"0s\"\nbackoff_base = \"10ms\"\nrobots_give_up = \"1s\"\n\
          [net]\nmax_body_bytes = 100000\nconnect_timeout = \"2s\"\n[net.resolve]\n\"bad.test\" = \"{}\"\n\"unreachable.test\" = \"127.0.0.1:1\"\n",
         tmp.path().join("state").display(),
         tmp.path().join("corpus").display(),

@@ -75,7 +75,11 @@ async fn internal_addresses_are_never_fetched() {
     let loopback = format!("http://127.0.0.1:{}/secret", internal.addr.port());
     let server = HostileServer::start(routes(vec![
         ("evil.test", "/robots.txt", Route::bytes(404, "text/plain", Vec::new())),
-        ("evil.test", "/", page(TEXT, &["/to-loopback", "/to-metadata", "/to-decimal", &loopback, "http://localhost/"])),
+        (
+            "evil.test",
+            "/",
+            page(TEXT, &["/to-loopback", "/to-metadata", "/to-decimal", &loopback, "http://localhost/"]),
+        ),
         ("evil.test", "/to-loopback", Route::redirect(302, &loopback)),
         ("evil.test", "/to-metadata", Route::redirect(302, "http://169.254.169.254/latest/meta-data/")),
         ("evil.test", "/to-decimal", Route::redirect(301, "http://2130706433/secret")),
@@ -94,7 +98,8 @@ async fn internal_addresses_are_never_fetched() {
 /// deadline; the crawl finishes.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn trickling_responses_meet_the_deadline() {
-    let trickle = Route::Trickle { headers: vec![("Content-Type".into(), "text/html".into())], every: Duration::from_secs(1) };
+    let trickle =
+        Route::Trickle { headers: vec![("Content-Type".into(), "text/html".into())], every: Duration::from_secs(1) };
     let server = HostileServer::start(routes(vec![
         ("slow.test", "/robots.txt", Route::bytes(404, "text/plain", Vec::new())),
         ("slow.test", "/", page(TEXT, &["/trickle"])),
@@ -114,7 +119,8 @@ async fn trickling_responses_meet_the_deadline() {
 /// grace period, with status 130 or 143, and the state resumes.
 #[test]
 fn signals_stop_the_crawl_with_their_exit_status() {
-    let trickle = Route::Trickle { headers: vec![("Content-Type".into(), "text/html".into())], every: Duration::from_secs(1) };
+    let trickle =
+        Route::Trickle { headers: vec![("Content-Type".into(), "text/html".into())], every: Duration::from_secs(1) };
     let server = HostileServer::start(routes(vec![
         ("int.test", "/robots.txt", Route::bytes(404, "text/plain", Vec::new())),
         ("int.test", "/", trickle.clone()),
@@ -192,7 +198,11 @@ async fn byte_order_marks_and_credentials() {
     assert_eq!(summary.counters.robots_disallowed, 1);
     let records = crawl.records();
     assert!(!records.is_empty());
-    assert!(records.iter().all(|r| !r.url.contains("secret")), "{:?}", records.iter().map(|r| &r.url).collect::<Vec<_>>());
+    assert!(
+        records.iter().all(|r| !r.url.contains("secret")),
+        "{:?}",
+        records.iter().map(|r| &r.url).collect::<Vec<_>>()
+    );
 }
 
 /// Defect 7: binary bodies and bodies in an encoding not asked for make no record; a real
@@ -208,8 +218,16 @@ async fn binary_and_misdecoded_bodies() {
     let server = HostileServer::start(routes(vec![
         ("bin.test", "/robots.txt", Route::bytes(404, "text/plain", Vec::new())),
         ("bin.test", "/", page(TEXT, &["/report", "/br", "/noise", "/sjis"])),
-        ("bin.test", "/report", Route::bytes(200, "text/html", b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj <<>> stream".to_vec())),
-        ("bin.test", "/br", Route::bytes(200, "text/html", b"\x1b\x03\x00\xf8\xa5".to_vec()).with_header("Content-Encoding", "br")),
+        (
+            "bin.test",
+            "/report",
+            Route::bytes(200, "text/html", b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj <<>> stream".to_vec()),
+        ),
+        (
+            "bin.test",
+            "/br",
+            Route::bytes(200, "text/html", b"\x1b\x03\x00\xf8\xa5".to_vec()).with_header("Content-Encoding", "br"),
+        ),
         ("bin.test", "/noise", Route::bytes(200, "text/html; charset=utf-8", noise)),
         ("bin.test", "/sjis", Route::bytes(200, "text/html; charset=utf-8", sjis)),
     ]));
@@ -229,7 +247,8 @@ async fn binary_and_misdecoded_bodies() {
 /// Defect 6: a page of 100,000 nested `<div>` does not hold up the crawl.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn deeply_nested_pages_are_bounded() {
-    let deep = format!("<html><body>{}<p>{TEXT}</p>{}</body></html>", "<div>".repeat(100_000), "</div>".repeat(100_000));
+    let deep =
+        format!("<html><body>{}<p>{TEXT}</p>{}</body></html>", "<div>".repeat(100_000), "</div>".repeat(100_000));
     let server = HostileServer::start(routes(vec![
         ("deep.test", "/robots.txt", Route::bytes(404, "text/plain", Vec::new())),
         ("deep.test", "/", Route::html(&deep)),

@@ -564,7 +564,7 @@ impl Committer {
                 return Ok(());
             }
             Err(e) => {
-                tracing::warn!(url = %crate::crawl::url::for_log(&meta.url), "extraction failed: {e}");
+                tracing::warn!(url = %crate::crawl::url::for_log(meta.url), "extraction failed: {e}");
                 self.discard(host, Discard::ExtractionError);
                 return Ok(());
             }

@@ -35,7 +35,7 @@ use url::Url;
 const RESULTS_QUEUE: usize = 64;
 
 /// How often the disk guard reads the free space of the state and corpus filesystems.
-const DISK_CHECK_INTERVAL: std::time::Duration = std::time::Duration::from_secs(1);
+const DISK_CHECK_INTERVAL: std::time::Duration = std::time::Duration::from_millis(250);
 
 /// Run a crawl to the end of its frontier (or until Ctrl-C), resuming from the state.
 ///

@@ -205,8 +205,8 @@ mod tests {
         let dir = tempfile::tempdir().expect("tmp");
         let missing = dir.path().join("not/yet/created");
         assert!(free_space(&missing).expect("free space of the parent") > 0);
-        assert_eq!(low_disk(&[missing.clone()], 0), None);
-        let low = low_disk(&[missing.clone()], u64::MAX).expect("nothing has that much");
+        assert_eq!(low_disk(std::slice::from_ref(&missing), 0), None);
+        let low = low_disk(std::slice::from_ref(&missing), u64::MAX).expect("nothing has that much");
         assert!(low.to_string().contains("not/yet/created"), "{low}");
         assert_eq!(low.exit_code(), 75);
     }

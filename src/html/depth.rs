@@ -35,8 +35,9 @@ const IMPLIED_END: &[&str] = &[
     "colgroup", "caption", "html", "head", "body", "a", "nobr", "button", "form",
 ];
 
-/// Elements whose content the tokenizer reads as text up to their end tag.
-const RAW_TEXT: &[&str] = &["script", "style", "title", "textarea", "xmp", "iframe", "noembed", "noframes", "noscript"];
+/// Elements whose content the tokenizer reads as text up to their end tag (`script`, whose
+/// end depends on its text, is read by [`script_end`]).
+const RAW_TEXT: &[&str] = &["style", "title", "textarea", "xmp", "iframe", "noembed", "noframes", "noscript"];
 
 /// `html` with the tags of elements nested deeper than `max_depth` removed (each replaced by
 /// a space, so words on both sides stay apart). Borrowed when the page is not that deep.
@@ -78,13 +79,16 @@ pub fn flatten_deep(html: &str, max_depth: usize) -> Cow<'_, str> {
                 if name == "plaintext" {
                     break;
                 }
+                if name == "script" {
+                    pos = script_end(html, tag_end);
+                    continue;
+                }
                 if RAW_TEXT.contains(&name.as_str()) {
                     pos = end_tag(html, tag_end, &name).unwrap_or(html.len());
                     continue;
                 }
                 let self_closing = bytes[..tag_end].ends_with(b"/>");
-                let counted =
-                    !self_closing && !VOID.contains(&name.as_str()) && !IMPLIED_END.contains(&name.as_str());
+                let counted = !self_closing && !VOID.contains(&name.as_str()) && !IMPLIED_END.contains(&name.as_str());
                 if counted {
                     if open.len() >= max_depth {
                         *dropped.entry(name).or_default() += 1;
@@ -108,6 +112,47 @@ pub fn flatten_deep(html: &str, max_depth: usize) -> Cow<'_, str> {
             Cow::Owned(buf)
         }
     }
+}
+
+/// Start of the end tag of a script whose text starts at `from` (the end of the page when
+/// it has none), following the tokenizer's script data states (WHATWG HTML §13.2.5.15–.32):
+/// after `<!--` the text is "escaped", where `<script` enters "double escaped" and only a
+/// `</script` there returns to escaped; `-->` returns to plain script data.
+fn script_end(html: &str, from: usize) -> usize {
+    let bytes = html.as_bytes();
+    let tag_at = |at: usize, name: &[u8]| {
+        bytes.get(at..at + name.len()).is_some_and(|n| n.eq_ignore_ascii_case(name))
+            && bytes.get(at + name.len()).is_none_or(|&b| is_name_end(b))
+    };
+    #[derive(PartialEq)]
+    enum State {
+        Data,
+        Escaped,
+        DoubleEscaped,
+    }
+    let mut state = State::Data;
+    let mut pos = from;
+    while let Some(at) = html.get(pos..).and_then(|rest| rest.find(['<', '-'])).map(|i| pos + i) {
+        pos = at + 1;
+        if bytes[at] == b'-' {
+            if bytes[at..].starts_with(b"-->") {
+                state = State::Data;
+                pos = at + 3;
+            }
+            continue;
+        }
+        match state {
+            State::Data if bytes[at..].starts_with(b"<!--") => {
+                state = State::Escaped;
+                pos = at + 4;
+            }
+            State::Data | State::Escaped if tag_at(at + 1, b"/script") => return at,
+            State::Escaped if tag_at(at + 1, b"script") => state = State::DoubleEscaped,
+            State::DoubleEscaped if tag_at(at + 1, b"/script") => state = State::Escaped,
+            _ => {}
+        }
+    }
+    html.len()
 }
 
 #[cfg(test)]

@@ -43,12 +43,12 @@ pub fn open_state_dir(state_dir: &Path) -> Result<CrawlState, StoreError> {
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     /// sled failed (I/O, corruption).
-    #[error("state store at {path}: {}", sled_message(.source))]
+    #[error("state store at {path}: {}", sled_message(.cause))]
     Sled {
         /// The store directory.
         path: PathBuf,
-        /// sled's error.
-        source: sled::Error,
+        /// sled's error (in the message; not a `source`, so it is not printed twice).
+        cause: sled::Error,
     },
     /// The state was written by another version of webcorpus's state layout.
     #[error("state at {path} has state format version {found}, this webcorpus reads version {expected}; finish that crawl with the webcorpus that started it, or start a new state directory")]
@@ -76,6 +76,11 @@ fn sled_message(e: &sled::Error) -> String {
     match e {
         sled::Error::Io(io) if io.kind() == std::io::ErrorKind::StorageFull => {
             format!("no space left on the device ({io}); free space, then run the same command again")
+        }
+        sled::Error::Io(io)
+            if io.kind() == std::io::ErrorKind::WouldBlock || io.to_string().contains("acquire lock") =>
+        {
+            "in use by another webcorpus process (a running crawl); wait for it to finish, or stop it".to_string()
         }
         sled::Error::Io(io) => format!("I/O error: {io}"),
         other => other.to_string(),

@@ -41,7 +41,7 @@ impl SledStore {
             .mode(sled::Mode::LowSpace)
             .cache_capacity(16 * 1024 * 1024)
             .open()
-            .map_err(|source| StoreError::Sled { path: path.to_path_buf(), source })?;
+            .map_err(|cause| StoreError::Sled { path: path.to_path_buf(), cause })?;
         Ok(SledStore { db: Some(db), path: path.to_path_buf(), failed: AtomicBool::new(false) })
     }
 
@@ -50,9 +50,9 @@ impl SledStore {
     }
 
     /// The error of a failed operation; the store is marked failed (see the module doc).
-    fn err(&self, source: sled::Error) -> StoreError {
+    fn err(&self, cause: sled::Error) -> StoreError {
         self.failed.store(true, Ordering::SeqCst);
-        StoreError::Sled { path: self.path.clone(), source }
+        StoreError::Sled { path: self.path.clone(), cause }
     }
 
     /// True once an operation has failed.
