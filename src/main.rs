@@ -29,6 +29,8 @@ fn main() -> std::process::ExitCode {
             tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "webcorpus=warn".into()),
         )
         .with_writer(std::io::stderr)
+        // Colour codes only on a terminal, not in log files and pipes.
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
     match run(Cli::parse()) {
         Ok(code) => std::process::ExitCode::from(code),

@@ -184,6 +184,18 @@ mod tests {
         assert!(matches!(flatten_deep(&many, 8), Cow::Borrowed(_)));
     }
 
+    /// Found by the property test: inside `<script><!--`, a `<script>` start enters the
+    /// double-escaped state and the first `</script>` does not end the script; the tags after
+    /// it are script text, not depth.
+    #[test]
+    fn escaped_script_text_is_not_markup() {
+        let page = "<div><script><!--<script></script><span><span><div>x</script></div>";
+        assert!(matches!(flatten_deep(page, 1), Cow::Borrowed(_)));
+        assert_eq!(script_end("a --> </script>", 0), 6);
+        assert_eq!(script_end("<!-- <script> </script> --> </script>", 0), 28);
+        assert_eq!(script_end("<!-- </script> -->", 0), 5);
+    }
+
     /// Every page of the five shared sites is below the cap: flattening changes nothing.
     #[test]
     fn real_pages_are_below_the_cap() {
