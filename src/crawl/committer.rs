@@ -19,6 +19,7 @@
 
 use crate::classify::{PageClass, PageType};
 use crate::config::Config;
+use crate::crawl::address::AddressPolicy;
 use crate::crawl::messages::{
     send_queued, CommitMsg, Discard, Event, PageContent, PageDone, PageResult, WaitingDone, WorkItem,
 };
@@ -132,6 +133,8 @@ pub struct Committer {
     work: Sender<WorkItem>,
     events: tokio::sync::mpsc::UnboundedSender<Event>,
     stop: Arc<AtomicBool>,
+    /// Links to refused IP literals (`http://10.0.0.1/`) are not queued (scope `any`).
+    addresses: AddressPolicy,
 }
 
 impl Committer {
@@ -177,6 +180,7 @@ impl Committer {
         }
         let counters = state.counters()?;
         let format = cfg.crawl.format;
+        let cfg_allow = cfg.net.allow.clone();
         Ok(Committer {
             onion: Onion::new(cfg.dedup.onion())?,
             die_at: DieAt::from_env(),
@@ -206,6 +210,7 @@ impl Committer {
             work,
             events,
             stop,
+            addresses: AddressPolicy::new(&cfg_allow).unwrap_or_default(),
         })
     }
 
@@ -518,6 +523,7 @@ impl Committer {
             if !looks_like_html(&url)
                 || !in_scope(&url, &seed, self.cfg.crawl.scope)
                 || self.cfg.crawl.is_excluded(url.as_str())
+                || self.addresses.check_url(&url).is_err()
             {
                 continue;
             }
