@@ -82,9 +82,9 @@ impl Default for PolitenessConfig {
 
 /// An invalid `[politeness]` value, found by [`PolitenessConfig::validate`].
 #[derive(Debug, thiserror::Error)]
-#[error("politeness.{key}: {reason}")]
+#[error("{key}: {reason}")]
 pub struct PolitenessConfigError {
-    /// The config key under `[politeness]`.
+    /// The dotted config key (`politeness.backoff_max`).
     pub key: &'static str,
     /// What is wrong with it.
     pub reason: String,
@@ -99,13 +99,13 @@ impl PolitenessConfig {
     pub fn validate(&self) -> Result<(), PolitenessConfigError> {
         let bad = |key, reason: &str| Err(PolitenessConfigError { key, reason: reason.to_string() });
         if !(self.response_time_factor.is_finite() && self.response_time_factor >= 0.0) {
-            return bad("response_time_factor", "must be a finite number >= 0");
+            return bad("politeness.response_time_factor", "must be a finite number >= 0");
         }
         if self.backoff_max < self.backoff_base {
-            return bad("backoff_max", "must be at least backoff_base");
+            return bad("politeness.backoff_max", "must be at least backoff_base");
         }
         if self.robots_max_age.is_zero() {
-            return bad("robots_max_age", "must be more than 0");
+            return bad("politeness.robots_max_age", "must be more than 0");
         }
         Ok(())
     }
@@ -278,7 +278,7 @@ mod tests {
         assert!(toml::from_str::<PolitenessConfig>("min_dealy = \"1s\"").is_err());
         assert!(PolitenessConfig::default().validate().is_ok());
         let bad = PolitenessConfig { response_time_factor: f64::NAN, ..PolitenessConfig::default() };
-        assert_eq!(bad.validate().expect_err("NaN").key, "response_time_factor");
+        assert_eq!(bad.validate().expect_err("NaN").key, "politeness.response_time_factor");
     }
 
     #[test]
