@@ -324,7 +324,7 @@ mod tests {
             let id = v["id"].as_str().expect("id").to_string();
             let file = std::fs::File::open(set.join("html").join(format!("{id}.html.gz"))).expect("page");
             let mut bytes = Vec::new();
-            flate2::read::GzDecoder::new(file).read_to_end(&mut bytes).expect("gzip");
+            flate2::read::MultiGzDecoder::new(file).read_to_end(&mut bytes).expect("gzip");
             // Strip the CleanEval `<text id=...>` wrapper line.
             let lead = bytes.iter().take_while(|b| b.is_ascii_whitespace()).count();
             if bytes[lead..].starts_with(b"<text") {

@@ -2,7 +2,7 @@
 //! files, drop a CleanEval `<text id=…>` wrapper line, decode once.
 
 use crate::html::{decode_html, Decoded};
-use flate2::read::GzDecoder;
+use flate2::read::MultiGzDecoder;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
@@ -59,7 +59,8 @@ pub fn strip_cleaneval_wrapper(bytes: &[u8]) -> &[u8] {
     }
 }
 
-/// Read the raw bytes of `path`, gunzipping `.gz` files.
+/// Read the raw bytes of `path`, gunzipping `.gz` files (every gzip member: a file of
+/// several concatenated members, as `cat a.gz b.gz` or a WARC writer makes, is read whole).
 ///
 /// # Errors
 /// [`FileError`] when the file cannot be read, is not valid gzip, or is too large.
@@ -68,7 +69,7 @@ pub fn read_bytes(path: &Path) -> Result<Vec<u8>, FileError> {
     let file = std::fs::File::open(path).map_err(io)?;
     let mut bytes = Vec::new();
     let reader: Box<dyn Read> =
-        if path.extension().is_some_and(|e| e == "gz") { Box::new(GzDecoder::new(file)) } else { Box::new(file) };
+        if path.extension().is_some_and(|e| e == "gz") { Box::new(MultiGzDecoder::new(file)) } else { Box::new(file) };
     reader.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes).map_err(io)?;
     if bytes.len() as u64 > MAX_FILE_BYTES {
         return Err(FileError::TooLarge { path: path.to_path_buf() });
@@ -96,6 +97,25 @@ mod tests {
         assert_eq!(file_id(Path::new("a.htm")), "a");
         assert_eq!(strip_cleaneval_wrapper(b"<text id=\"http://x\">\n<html>"), b"<html>");
         assert_eq!(strip_cleaneval_wrapper(b"<html>"), b"<html>");
+    }
+
+    /// A page gzipped in two members keeps its second half.
+    #[test]
+    fn every_gzip_member_is_read() {
+        use flate2::{write::GzEncoder, Compression};
+        use std::io::Write;
+        let member = |text: &str| {
+            let mut enc = GzEncoder::new(Vec::new(), Compression::default());
+            enc.write_all(text.as_bytes()).expect("gzip");
+            enc.finish().expect("gzip")
+        };
+        let dir = tempfile::tempdir().expect("tmp");
+        let path = dir.path().join("page.html.gz");
+        let mut bytes = member("<html><body><p>first half</p>");
+        bytes.extend(member("<p>second half</p></body></html>"));
+        std::fs::write(&path, bytes).expect("write");
+        let text = String::from_utf8(read_bytes(&path).expect("read")).expect("UTF-8");
+        assert!(text.ends_with("<p>second half</p></body></html>"), "{text}");
     }
 
     #[test]

@@ -488,7 +488,7 @@ mod tests {
             let mut raw = Vec::new();
             let path = dir.join("html").join(format!("{id}.html.gz"));
             let file = std::fs::File::open(&path).expect("page listed in gold.jsonl");
-            flate2::read::GzDecoder::new(file).read_to_end(&mut raw).expect("gzip");
+            flate2::read::MultiGzDecoder::new(file).read_to_end(&mut raw).expect("gzip");
             let decoded = decode_html(strip_wrapper(&raw), None);
             let doc = Document::parse(&decoded.text);
             let blocks = segment(&doc);
