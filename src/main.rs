@@ -13,9 +13,10 @@ use webcorpus::cli::{
 use webcorpus::config::Config;
 use webcorpus::crawl::stats::report;
 use webcorpus::crawl::CrawlOptions;
-use webcorpus::domain::{learn::learn, SamplePage};
+use webcorpus::domain::{learn::learn, DomainModel, SamplePage};
 use webcorpus::extract::files::read_page;
 use webcorpus::extract::pipeline::{ExtractSettings, ModelUse};
+use webcorpus::extract::warc_input::{is_warc, read_warc};
 use webcorpus::extract::ExtractorKind;
 
 /// mimalloc: html5ever allocates a node, a tendril and attribute vectors per element, and the
@@ -141,6 +142,9 @@ fn extract(args: ExtractArgs) -> Result<()> {
     // time is read, extracted and written (no page stays in memory).
     let (pages, model) = match &args.site {
         Some(site) => {
+            if let Some(warc) = args.files.iter().find(|f| is_warc(f)) {
+                bail!("--site {site}: {} is a WARC file; --site takes HTML files only", warc.display());
+            }
             let pages: Vec<_> = args.files.iter().map(|f| read_page(f)).collect();
             let sample: Vec<SamplePage> = pages
                 .iter()
@@ -173,44 +177,86 @@ fn extract(args: ExtractArgs) -> Result<()> {
     let mut out = stdout.lock();
     let mut pages = pages.map(Vec::into_iter);
     for path in &args.files {
+        if is_warc(path) {
+            let mut failed = None;
+            let counts = read_warc(path, |page| {
+                if failed.is_some() {
+                    return;
+                }
+                let decoded = webcorpus::html::decode_html(&page.body, page.content_type.as_deref());
+                let mut line =
+                    extraction_line(&decoded.text, Some(&page.url), args.extractor, None, &settings, &classifier);
+                line["id"] = page.record_id.clone().into();
+                line["url"] = page.url.into();
+                line["warc_record_id"] = page.record_id.into();
+                if let Err(e) = writeln!(out, "{line}") {
+                    failed = Some(e);
+                }
+            })?;
+            if let Some(e) = failed {
+                return Err(e.into());
+            }
+            let skipped: Vec<String> = counts.skipped.iter().map(|(k, n)| format!("{} {n}", k.key())).collect();
+            eprintln!(
+                "{}: {} records, {} HTML pages extracted; skipped: {}",
+                path.display(),
+                counts.records,
+                counts.pages,
+                if skipped.is_empty() { "none".to_string() } else { skipped.join(", ") }
+            );
+            continue;
+        }
         let page = match &mut pages {
             Some(read) => read.next().expect("one page per file"),
             None => read_page(path),
         };
         let line = match page {
             Err(e) => serde_json::json!({ "id": webcorpus::extract::files::file_id(path), "error": e.to_string() }),
-            Ok(page) => match webcorpus::classify::extract_with_features(
-                &page.decoded.text,
-                None, // a local file has no URL: the model uses its training mean for the URL features
-                args.extractor,
-                model.as_deref(),
-                &settings,
-            ) {
-                Ok((ex, features)) => {
-                    let (page_type, prob) = classifier.classify(&features);
-                    serde_json::json!({
-                        "id": page.id,
-                        "text": webcorpus::model::join_paragraphs(&ex.paragraphs),
-                        "paragraphs": ex.paragraphs,
-                        "title": ex.title,
-                        "language": ex.language,
-                        "extractor": ex.extractor,
-                        "page_type": page_type,
-                        "page_type_prob": prob,
-                        "model": match ex.model_use {
-                            ModelUse::None => None,
-                            ModelUse::Applied => Some("applied"),
-                            ModelUse::Unmatched => Some("unmatched"),
-                            ModelUse::Rejected => Some("rejected"),
-                        },
-                    })
-                }
-                Err(e) => serde_json::json!({ "id": page.id, "error": e.to_string() }),
-            },
+            Ok(page) => {
+                // A local file has no URL: the model uses its training mean for the URL features.
+                let mut line =
+                    extraction_line(&page.decoded.text, None, args.extractor, model.as_deref(), &settings, &classifier);
+                line["id"] = page.id.into();
+                line
+            }
         };
         writeln!(out, "{line}")?;
     }
     Ok(())
+}
+
+/// One page's extraction as the JSON line of `extract` (without `id`): text, paragraphs,
+/// title, language, extractor, page type and the model's use; `{"error": ...}` when the
+/// extractor failed.
+fn extraction_line(
+    html: &str,
+    url: Option<&str>,
+    extractor: ExtractorKind,
+    model: Option<&DomainModel>,
+    settings: &ExtractSettings,
+    classifier: &webcorpus::classify::PageClassifier,
+) -> serde_json::Value {
+    match webcorpus::classify::extract_with_features(html, url, extractor, model, settings) {
+        Ok((ex, features)) => {
+            let (page_type, prob) = classifier.classify(&features);
+            serde_json::json!({
+                "text": webcorpus::model::join_paragraphs(&ex.paragraphs),
+                "paragraphs": ex.paragraphs,
+                "title": ex.title,
+                "language": ex.language,
+                "extractor": ex.extractor,
+                "page_type": page_type,
+                "page_type_prob": prob,
+                "model": match ex.model_use {
+                    ModelUse::None => None,
+                    ModelUse::Applied => Some("applied"),
+                    ModelUse::Unmatched => Some("unmatched"),
+                    ModelUse::Rejected => Some("rejected"),
+                },
+            })
+        }
+        Err(e) => serde_json::json!({ "error": e.to_string() }),
+    }
 }
 
 fn stats(args: StatsArgs) -> Result<()> {

@@ -16,6 +16,7 @@ pub mod pipeline;
 pub mod stadynot;
 pub mod stoplist;
 pub mod tree_filter;
+pub mod warc_input;
 
 use crate::domain::DomainModel;
 use crate::html::Document;

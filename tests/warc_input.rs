@@ -1,0 +1,55 @@
+//! WARC input against the reference reader: for each WARC file of `../shared/sites/warc`
+//! (Common Crawl, dolma, StormCrawler), `read_warc` must see as many records as `warcio`
+//! (PyPI) and hand on exactly the responses warcio reports as 2xx HTML. Skipped with a loud
+//! message where warcio is not installed (`pip install warcio`).
+
+mod support;
+
+use std::process::Command;
+use webcorpus::extract::warc_input::read_warc;
+
+const WARCIO_COUNTS: &str = r#"
+import sys
+from warcio.archiveiterator import ArchiveIterator
+records = pages = 0
+for r in ArchiveIterator(open(sys.argv[1], 'rb')):
+    records += 1
+    if r.rec_type == 'response' and r.http_headers:
+        ct = (r.http_headers.get_header('Content-Type') or '').split(';')[0].strip().lower()
+        if r.http_headers.get_statuscode().startswith('2') and ct in ('', 'text/html', 'application/xhtml+xml'):
+            pages += 1
+print(records, pages)
+"#;
+
+#[test]
+fn warc_records_and_pages_match_warcio() {
+    let Some(shared) = support::shared_dir("warc_records_and_pages_match_warcio") else { return };
+    if !Command::new("python3").args(["-c", "import warcio"]).status().is_ok_and(|s| s.success()) {
+        eprintln!(
+            "\n*** SKIPPED warc_records_and_pages_match_warcio: warcio is not installed (pip install warcio) ***\n"
+        );
+        return;
+    }
+    let mut files: Vec<_> = std::fs::read_dir(shared.join("sites/warc"))
+        .expect("the shared WARC folder")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.to_string_lossy().ends_with(".warc.gz"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 4, "{files:?}");
+    for path in files {
+        let out = Command::new("python3").args(["-c", WARCIO_COUNTS]).arg(&path).output().expect("python3");
+        let text = String::from_utf8_lossy(&out.stdout);
+        let expected: Vec<u64> = text.split_whitespace().map(|n| n.parse().expect("a count")).collect();
+        let mut urls = Vec::new();
+        let counts = read_warc(&path, |page| {
+            assert!(page.url.starts_with("http"), "{}", page.url);
+            assert!(page.record_id.starts_with("<urn:"), "{}", page.record_id);
+            urls.push(page.url);
+        })
+        .expect("readable");
+        assert_eq!(vec![counts.records, counts.pages], expected, "{}", path.display());
+        assert_eq!(urls.len() as u64, counts.pages);
+    }
+}
