@@ -149,7 +149,7 @@ pub struct TrainClassifierArgs {
 /// `webcorpus crawl`.
 #[derive(Debug, clap::Args)]
 pub struct CrawlArgs {
-    /// Seeds file: one URL per line, `#` starts a comment.
+    /// Seeds file: one URL per line, `#` starts a comment; `-` reads standard input.
     #[arg(long)]
     pub seeds: PathBuf,
     /// Configuration file (missing default file = built-in defaults).

@@ -358,3 +358,27 @@ async fn a_full_disk_stops_the_crawl_cleanly() {
     let err = result.expect_err("the state filesystem is full");
     assert!(err.to_string().to_lowercase().contains("no space left"), "{err}");
 }
+
+/// `--seeds -` reads the seeds from standard input.
+#[test]
+fn seeds_from_standard_input() {
+    use std::io::Write;
+    let server = HostileServer::start(routes(vec![
+        ("stdin.test", "/robots.txt", Route::bytes(404, "text/plain", Vec::new())),
+        ("stdin.test", "/", page(TEXT, &[])),
+    ]));
+    let crawl = Crawl::new("");
+    std::fs::write(crawl.path("config.toml"), crawl.config(server.addr, &["stdin.test"], "")).expect("config");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_webcorpus"))
+        .args(["crawl", "--quiet", "--seeds", "-", "--config"])
+        .arg(crawl.path("config.toml"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start webcorpus");
+    child.stdin.take().expect("stdin").write_all(b"http://stdin.test/\n").expect("write seeds");
+    let out = child.wait_with_output().expect("exit");
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(crawl.records().iter().any(|r| r.text.contains("opening hours")));
+}

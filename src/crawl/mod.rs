@@ -88,7 +88,7 @@ pub enum CrawlError {
 pub struct CrawlOptions {
     /// The configuration.
     pub config: Config,
-    /// The seeds file (one URL per line, `#` comments).
+    /// The seeds file (one URL per line, `#` comments); `-` for standard input.
     pub seeds: PathBuf,
     /// Hide the progress bars.
     pub quiet: bool,

@@ -147,11 +147,17 @@ fn now_ms() -> u64 {
     SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
 }
 
-/// Step 2: queue every seed not seen before. A UTF-8 byte order mark and CRLF line ends are
+/// Step 2: queue every seed not seen before, from the file `path` or, for `-`, standard
+/// input. A UTF-8 byte order mark and CRLF line ends are
 /// accepted; bad lines (not UTF-8, not a URL) are reported with their line number and skipped.
 fn add_seeds(state: &CrawlState, path: &Path) -> Result<(), CrawlError> {
-    let bytes =
-        std::fs::read(path).map_err(|e| CrawlError::Seeds { path: path.to_path_buf(), reason: e.to_string() })?;
+    let bytes = if path == Path::new("-") {
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes).map(|_| bytes)
+    } else {
+        std::fs::read(path)
+    }
+    .map_err(|e| CrawlError::Seeds { path: path.to_path_buf(), reason: e.to_string() })?;
     let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&bytes);
     let mut batch = state.batch();
     let mut good = 0;
