@@ -109,7 +109,8 @@ pub struct CrawlConfig {
     pub out_dir: PathBuf,
     /// Corpus format: `jsonl` (default), `vert` or `txt`.
     pub format: CorpusFormat,
-    /// Extractor for every page: `default`, `justext`, `goldminer`, `stadynot`.
+    /// Extractor for every page: `default`, `justext`, `goldminer`, `stadynot`, `bte`,
+    /// `boilerpipe`, `boilerpipe-tree`, `boilernet`.
     pub extractor: ExtractorKind,
     /// Stoplist language (`"English"`, `"Spanish"`, ...) or `"auto"` (detect per host/page).
     pub language: String,
@@ -288,6 +289,11 @@ impl Config {
         if let Some(lang) = self.crawl.language() {
             stoplist::validate_language(lang).map_err(|e| invalid("crawl.language", e.to_string()))?;
         }
+        if self.boilernet.model.is_some() {
+            if let Err(e) = crate::boilernet::model_for(&self.boilernet) {
+                return Err(invalid("boilernet.model", e));
+            }
+        }
         if !self.classify.model.as_os_str().is_empty() {
             if let Err(e) = self.classify.classifier() {
                 return Err(invalid("classify.model", e.to_string()));
@@ -426,5 +432,8 @@ mod tests {
             assert!(err.contains(key), "{toml}: {err}");
         }
         assert!(Config::parse("[net]\nallow = [\"10.0.0.0/8\", \"intranet.example\"]\n", Path::new("x.toml")).is_ok());
+        let err =
+            Config::parse("[boilernet]\nmodel = \"/nonexistent/bn.wcnn\"\n", Path::new("x.toml")).expect_err("missing");
+        assert!(err.to_string().contains("boilernet.model"), "{err}");
     }
 }

@@ -24,7 +24,7 @@ pub mod labels;
 pub mod model;
 pub mod train;
 
-pub use extractor::{BoilerNetExtractor, BoilernetConfig};
+pub use extractor::{model_for, BoilerNetExtractor, BoilernetConfig};
 pub use model::{BoilerNet, NetConfig};
 
 /// Errors of training and of loading a model.
