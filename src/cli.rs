@@ -20,9 +20,11 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Crawl from seeds, learn each host's template, extract, deduplicate and write the
-    /// corpus. Run again with the same --state to resume.
+    /// corpus. Run again with the same --state to resume. Exit status: 0 done, 1 error, 3 every
+    /// host given up, 75 stopped by the disk guard, 130/143 stopped by SIGINT/SIGTERM.
     Crawl(CrawlArgs),
-    /// Extract main text from local HTML files (plain or .gz); one JSON line per file.
+    /// Extract main text from local HTML files (plain or .gz) and WARC files (.warc, .warc.gz);
+    /// one JSON line per page.
     Extract(ExtractArgs),
     /// Print what a crawl state holds: hosts, pages, models, queues, corpus, duplicates.
     Stats(StatsArgs),
@@ -161,7 +163,8 @@ pub struct CrawlArgs {
     /// Corpus output directory (overrides [crawl] out_dir).
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// Extractor (overrides [crawl] extractor).
+    /// Extractor: default, justext, goldminer, stadynot, bte, boilerpipe, boilerpipe-tree,
+    /// boilernet (overrides [crawl] extractor).
     #[arg(long)]
     pub extractor: Option<ExtractorKind>,
     /// Corpus format: jsonl, vert, txt (overrides [crawl] format).
@@ -182,10 +185,11 @@ pub struct CrawlArgs {
 /// `webcorpus extract`.
 #[derive(Debug, clap::Args)]
 pub struct ExtractArgs {
-    /// HTML files, plain or gzip-compressed (.gz).
+    /// HTML files, plain or gzip-compressed (.gz), and WARC files (.warc, .warc.gz).
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
-    /// Extractor (see README; an unknown name lists the known ones).
+    /// Extractor: default, justext, goldminer, stadynot, bte, boilerpipe, boilerpipe-tree,
+    /// boilernet.
     #[arg(long, default_value = "default")]
     pub extractor: ExtractorKind,
     /// Take all files as pages of one site with this name: learn a domain model from them
