@@ -20,8 +20,9 @@ pub struct Decoded {
 
 /// Decode `bytes` using, in order, a BOM, the charset of `content_type` (an HTTP header
 /// value), a `<meta>` declaration in the first 4 KiB, then chardetng detection. When the
-/// declared charset meets malformed bytes, chardetng's guess is used instead if it decodes
-/// the page without any (`source` is then "detected" and `had_errors` stays true).
+/// declared charset meets more malformed sequences than well-formed non-ASCII characters,
+/// chardetng's guess is used instead if it decodes the page without any (`source` is then
+/// "detected" and `had_errors` stays true).
 pub fn decode_html(bytes: &[u8], content_type: Option<&str>) -> Decoded {
     let (encoding, source) = if let Some((enc, _)) = Encoding::for_bom(bytes) {
         (enc, "bom")
@@ -43,7 +44,7 @@ pub fn decode_html(bytes: &[u8], content_type: Option<&str>) -> Decoded {
         encoding
     };
     let (text, used, had_errors) = encoding.decode(bytes);
-    if had_errors && matches!(source, "header" | "meta") {
+    if had_errors && matches!(source, "header" | "meta") && declaration_lies(&text) {
         // The declaration lies (Shift_JIS or windows-1252 declared as UTF-8): detection gets
         // its chance, and wins when it decodes the bytes cleanly.
         let guess = detect(bytes);
@@ -55,6 +56,22 @@ pub fn decode_html(bytes: &[u8], content_type: Option<&str>) -> Decoded {
         }
     }
     Decoded { text: text.into_owned(), encoding: used.name(), source, had_errors }
+}
+
+/// True when the malformed sequences of a decoding outnumber its well-formed non-ASCII
+/// characters: the bytes are not in the declared charset. A page in its charset with a few
+/// stray bytes has more good non-ASCII characters than bad ones, or is ASCII apart from them
+/// (where any ASCII-compatible guess reads the same text).
+fn declaration_lies(text: &str) -> bool {
+    let (mut bad, mut good) = (0usize, 0usize);
+    for c in text.chars().filter(|c| !c.is_ascii()) {
+        if c == '\u{fffd}' {
+            bad += 1;
+        } else {
+            good += 1;
+        }
+    }
+    bad > good
 }
 
 /// chardetng's guess for a whole page (no TLD hint, UTF-8 allowed).
@@ -160,6 +177,21 @@ mod tests {
         }
         eprintln!("{plain} of {pages} pages are plain UTF-8; chardetng guesses UTF-8 for each");
         assert!(plain > 1000, "{plain} of {pages}");
+    }
+
+    /// A UTF-8 page with one stray byte keeps UTF-8; Shift_JIS declared as UTF-8 is detected.
+    #[test]
+    fn a_lying_declaration_gives_way_to_detection() {
+        let mut stray = "<meta charset=utf-8><p>Zürich, café, naïve, résumé".as_bytes().to_vec();
+        stray.push(0xff);
+        let d = decode_html(&stray, None);
+        assert_eq!((d.encoding, d.source), ("UTF-8", "meta"));
+        assert!(d.text.contains("Zürich"));
+        let japanese = "<meta charset=utf-8><p>東京の図書館は冬の間、開館時間を延長することになりました。</p>";
+        let (sjis, _, _) = encoding_rs::SHIFT_JIS.encode(japanese);
+        let d = decode_html(&sjis, Some("text/html; charset=utf-8"));
+        assert_eq!((d.encoding, d.source), ("Shift_JIS", "detected"));
+        assert!(d.text.contains("図書館"));
     }
 
     #[test]
