@@ -77,8 +77,8 @@ impl Shutdown {
         }
         *slot = Some(reason);
         drop(slot);
+        // Wakes every `requested` waiter, polled yet or not; later callers see the reason.
         self.notify.notify_waiters();
-        self.notify.notify_one();
         true
     }
 
