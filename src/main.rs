@@ -125,7 +125,16 @@ fn crawl(args: CrawlArgs) -> Result<u8> {
         summary.queued
     );
     if !c.discards.is_empty() {
-        println!("pages without a record: {:?}", c.discards);
+        let discards: Vec<String> = c.discards.iter().map(|(k, n)| format!("{k} {n}")).collect();
+        println!("pages without a record: {}", discards.join(", "));
+    }
+    let before = &summary.counters_before;
+    if before.fetched > 0 {
+        println!(
+            "this run: {} pages fetched, {} records written (the numbers above include the earlier runs)",
+            c.fetched - before.fetched.min(c.fetched),
+            c.records - before.records.min(c.records)
+        );
     }
     Ok(summary.exit_code())
 }

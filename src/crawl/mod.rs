@@ -97,8 +97,10 @@ pub struct CrawlOptions {
 /// What a crawl did, printed at the end.
 #[derive(Debug, Clone)]
 pub struct CrawlSummary {
-    /// Counters as committed.
+    /// Counters as committed (the whole crawl, earlier runs included).
     pub counters: Counters,
+    /// The counters when this run started (all zero for a new crawl).
+    pub counters_before: Counters,
     /// Hosts known to the state.
     pub hosts: usize,
     /// Hosts with a learned model.

@@ -62,6 +62,7 @@ pub async fn run(opts: CrawlOptions) -> Result<CrawlSummary, CrawlError> {
     let corpus = writer.path().to_path_buf();
 
     // 2. Seeds.
+    let counters_before = state.counters()?;
     add_seeds(&state, &opts.seeds)?;
 
     // 3. Committer and workers.
@@ -134,6 +135,7 @@ pub async fn run(opts: CrawlOptions) -> Result<CrawlSummary, CrawlError> {
     let hosts = state.hosts()?;
     Ok(CrawlSummary {
         counters: state.counters()?,
+        counters_before,
         hosts: hosts.len(),
         learned: hosts.iter().filter(|h| h.phase == HostPhase::Learned).count(),
         queued: state.frontier_total()?,
