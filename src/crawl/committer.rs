@@ -491,20 +491,29 @@ impl Committer {
         if self.cfg.crawl.is_excluded(url.as_str()) || self.is_seen(url.as_str())? {
             return Ok(());
         }
-        if !self.hosts.contains_key(&target_host) {
-            let rec = match self.state.host(&target_host)? {
+        self.queue_url(&target_host, &url, 0, url.as_str(), u64::MAX)
+    }
+
+    /// Put `url` on the frontier of `target` at `depth`, unless the host has `cap` URLs queued
+    /// already. A host new to the crawl gets a record with the seed `new_seed`.
+    fn queue_url(&mut self, target: &str, url: &Url, depth: u32, new_seed: &str, cap: u64) -> Result<(), CrawlError> {
+        if !self.hosts.contains_key(target) {
+            let rec = match self.state.host(target)? {
                 Some(r) => r,
-                None => HostRecord { host: target_host.clone(), seed: url.to_string(), ..HostRecord::default() },
+                None => HostRecord { host: target.to_string(), seed: new_seed.to_string(), ..HostRecord::default() },
             };
-            self.book(&target_host).rec = rec;
+            self.book(target).rec = rec;
         }
-        let book = self.book(&target_host);
+        let book = self.book(target);
+        if book.rec.enqueued >= cap {
+            return Ok(());
+        }
         book.rec.enqueued += 1;
         let seed = book.rec.seed.clone();
         self.group_seen.insert(CrawlState::url_identity(url.as_str()));
-        self.batch.push_frontier(&target_host, FrontierEntry { url: url.to_string(), depth: 0, seq: 0 });
-        self.group_work.insert(target_host.clone(), seed);
-        self.touch(&target_host);
+        self.batch.push_frontier(target, FrontierEntry { url: url.to_string(), depth, seq: 0 });
+        self.group_work.insert(target.to_string(), seed);
+        self.touch(target);
         Ok(())
     }
 
@@ -531,23 +540,7 @@ impl Committer {
             if self.is_seen(url.as_str())? {
                 continue;
             }
-            if !self.hosts.contains_key(&target) {
-                let rec = match self.state.host(&target)? {
-                    Some(r) => r,
-                    None => HostRecord { host: target.clone(), seed: seed_text.clone(), ..HostRecord::default() },
-                };
-                self.book(&target).rec = rec;
-            }
-            let book = self.book(&target);
-            if book.rec.enqueued >= cap {
-                continue;
-            }
-            book.rec.enqueued += 1;
-            let target_seed = book.rec.seed.clone();
-            self.group_seen.insert(CrawlState::url_identity(url.as_str()));
-            self.batch.push_frontier(&target, FrontierEntry { url: url.to_string(), depth, seq: 0 });
-            self.group_work.insert(target.clone(), target_seed);
-            self.touch(&target);
+            self.queue_url(&target, &url, depth, &seed_text, cap)?;
         }
         Ok(())
     }
