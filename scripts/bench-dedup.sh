@@ -14,12 +14,16 @@
 # input holds exact duplicate documents, near-duplicate paragraphs and paragraphs shared across
 # documents.
 #
-# `webcorpus dedup` runs under `/usr/bin/time -v`; its own summary (documents, paragraphs,
-# duplicates dropped, MB/s) is shown, then: MB/s of text (bytes of the input's "text" fields /
-# wall seconds), MB/s of the JSONL file, peak RSS, CPU; then one JSON line.
+# `webcorpus dedup` runs BENCH_RUNS times (default 5) under `/usr/bin/time -v`; its own summary
+# (documents, paragraphs, duplicates dropped, MB/s, and the MB/s of Onion alone: shingling,
+# look-ups and inserts, without reading, JSON and writing) is shown for each run, then the
+# medians over the runs: MB/s of text (bytes of the input's "text" fields / wall seconds),
+# Onion-alone MB/s, MB/s of the JSONL file, peak RSS, CPU; then one JSON line. Every run must
+# write the same output (checked).
 #
 # Environment: WEBCORPUS_BIN (default target/release/webcorpus, built with cargo when unset),
 # WEBCORPUS_SHARED (default ../shared beside the repository), BENCH_DEDUP_MB (default 40),
+# BENCH_RUNS (default 5),
 # BENCH_TIMEOUT (seconds, default 600), BENCH_KEEP=1 keeps the work directory, TMPDIR.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -27,6 +31,8 @@ cd "$repo"
 shared=${WEBCORPUS_SHARED:-$repo/../shared}
 helper="$repo/scripts/bench_crawl.py"
 mb=${BENCH_DEDUP_MB:-40}
+runs=${BENCH_RUNS:-5}
+case "$runs" in '' | *[!0-9]* | 0) echo "error: BENCH_RUNS must be a positive number, got '$runs'" >&2; exit 2 ;; esac
 timeout_s=${BENCH_TIMEOUT:-600}
 [ -d "$shared/data" ] || { echo "error: $shared/data not found (set WEBCORPUS_SHARED)" >&2; exit 1; }
 
@@ -72,32 +78,50 @@ if ! "$bin" dedup --help >/dev/null 2>&1; then
   exit 3
 fi
 
-t_start=$(date +%s.%N)
-# In the background, so that Ctrl-C reaches the trap (bash runs traps between commands only).
-timeout --signal=INT --kill-after=30 "$timeout_s" \
-  /usr/bin/time -v -o "$work/time.txt" "$bin" dedup "$work/in.jsonl" --out "$work/out.jsonl" >"$work/dedup.log" 2>&1 &
-run_pid=$!
-rc=0
-wait "$run_pid" || rc=$?
-run_pid=
-t_end=$(date +%s.%N)
-echo "--- webcorpus dedup output:"
-cat "$work/dedup.log"
+: >"$work/walls.txt"
+for run in $(seq 1 "$runs"); do
+  t_start=$(date +%s.%N)
+  # In the background, so that Ctrl-C reaches the trap (bash runs traps between commands only).
+  timeout --signal=INT --kill-after=30 "$timeout_s" \
+    /usr/bin/time -v -o "$work/time.$run.txt" "$bin" dedup "$work/in.jsonl" --out "$work/out.$run.jsonl" \
+    >"$work/dedup.$run.log" 2>&1 &
+  run_pid=$!
+  rc=0
+  wait "$run_pid" || rc=$?
+  run_pid=
+  t_end=$(date +%s.%N)
+  echo "--- run $run: webcorpus dedup output:"
+  cat "$work/dedup.$run.log"
+  if [ "$rc" != 0 ]; then
+    echo "error: webcorpus dedup exited with status $rc (124 = stopped after ${timeout_s}s)" >&2
+    exit 1
+  fi
+  if [ "$run" -gt 1 ] && ! cmp -s "$work/out.1.jsonl" "$work/out.$run.jsonl"; then
+    echo "error: run $run wrote another output than run 1" >&2
+    exit 1
+  fi
+  echo "$t_start $t_end" >>"$work/walls.txt"
+done
 echo "---"
-if [ "$rc" != 0 ]; then
-  echo "error: webcorpus dedup exited with status $rc (124 = stopped after ${timeout_s}s)" >&2
-  exit 1
-fi
-python3 -B - "$helper" "$work" "$t_start" "$t_end" <<'PY'
-import importlib.util, json, os, sys
-helper, work, t0, t1 = sys.argv[1:]
+python3 -B - "$helper" "$work" "$runs" <<'PY'
+import importlib.util, json, os, re, statistics, sys
+helper, work, runs = sys.argv[1], sys.argv[2], int(sys.argv[3])
 spec = importlib.util.spec_from_file_location("bench_crawl", helper)
 bc = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(bc)
-tv = bc.parse_time_v(os.path.join(work, "time.txt"))
 meta = json.load(open(os.path.join(work, "in.jsonl.meta.json")))
-wall = float(t1) - float(t0)
-out = os.path.join(work, "out.jsonl")
+walls = [float(b) - float(a) for a, b in (l.split() for l in open(os.path.join(work, "walls.txt")))]
+tvs = [bc.parse_time_v(os.path.join(work, f"time.{i}.txt")) for i in range(1, runs + 1)]
+onion = []
+for i in range(1, runs + 1):
+    m = re.search(r"Onion alone: ([0-9.]+) s", open(os.path.join(work, f"dedup.{i}.log")).read())
+    if m:
+        onion.append(float(m.group(1)))
+wall = statistics.median(walls)
+tv = {"peak_rss_kb": statistics.median(t["peak_rss_kb"] for t in tvs if "peak_rss_kb" in t)} if tvs else {}
+tv["user_s"] = statistics.median(t.get("user_s", 0.0) + t.get("sys_s", 0.0) for t in tvs)
+onion_s = statistics.median(onion) if onion else None
+out = os.path.join(work, "out.1.jsonl")
 out_records = out_text = 0
 if os.path.exists(out):
     with open(out, encoding="utf-8") as f:
@@ -106,14 +130,18 @@ if os.path.exists(out):
             if line:
                 out_records += 1
                 out_text += len(json.loads(line).get("text", "").encode("utf-8"))
-cpu = tv.get("user_s", 0.0) + tv.get("sys_s", 0.0)
+cpu = tv["user_s"]
+text_mb = meta["text_bytes"] / 1e6
 res = {
-    "bench": "dedup",
+    "bench": "dedup", "runs": runs,
     "records_in": meta["records"], "text_mb_in": round(meta["text_bytes"] / 1e6, 2),
     "jsonl_mb_in": round(meta["file_bytes"] / 1e6, 2),
     "records_out": out_records, "text_mb_out": round(out_text / 1e6, 2),
     "wall_s": round(wall, 3),
-    "text_mb_per_s": round(meta["text_bytes"] / 1e6 / wall, 2) if wall > 0 else None,
+    "text_mb_per_s": round(text_mb / wall, 2) if wall > 0 else None,
+    "text_mb_per_s_runs": [round(text_mb / w, 1) for w in walls],
+    "onion_mb_per_s": round(text_mb / onion_s, 1) if onion_s else None,
+    "onion_mb_per_s_runs": [round(text_mb / o, 1) for o in onion],
     "jsonl_mb_per_s": round(meta["file_bytes"] / 1e6 / wall, 2) if wall > 0 else None,
     "peak_rss_mb": round(tv["peak_rss_kb"] / 1024, 1) if "peak_rss_kb" in tv else None,
     "cpu_s": round(cpu, 2),
@@ -122,8 +150,9 @@ res = {
 rows = [
     ("input records / text / JSONL", f"{res['records_in']:,} / {res['text_mb_in']} MB / {res['jsonl_mb_in']} MB"),
     ("output records / text", f"{res['records_out']:,} / {res['text_mb_out']} MB"),
-    ("wall time", f"{res['wall_s']:.2f} s"),
-    ("MB/s of text (text bytes in / wall)", f"{res['text_mb_per_s']}"),
+    (f"wall time (median of {runs})", f"{res['wall_s']:.2f} s"),
+    ("MB/s of text (text bytes in / wall)", f"{res['text_mb_per_s']} (runs: {res['text_mb_per_s_runs']})"),
+    ("MB/s of text, Onion alone (one core)", f"{res['onion_mb_per_s']} (runs: {res['onion_mb_per_s_runs']})"),
     ("MB/s of JSONL", f"{res['jsonl_mb_per_s']}"),
     ("peak RSS", f"{res['peak_rss_mb']} MB"),
     ("CPU (user+sys) / CPU per wall", f"{res['cpu_s']} s / {res['cpu_over_wall']}"),

@@ -26,7 +26,7 @@ use crate::crawl::messages::{
 use crate::crawl::url::{host_key, in_scope, looks_like_html, normalize};
 use crate::crawl::CrawlError;
 use crate::dedup::log::HashLog;
-use crate::dedup::{Onion, SeenSet, Shingler};
+use crate::dedup::{Onion, OnionScratch, SeenSet};
 use crate::domain::DomainModel;
 use crate::extract::pipeline::{ModelUse, PageExtraction};
 use crate::extract::ExtractError;
@@ -107,7 +107,7 @@ pub struct Committer {
     writer: Box<dyn CorpusWriter + Send>,
     format: CorpusFormat,
     onion: Onion,
-    shingler: Shingler,
+    scratch: OnionScratch,
     seen: SeenSet,
     log: HashLog,
     counters: Counters,
@@ -189,7 +189,7 @@ impl Committer {
             state,
             writer,
             format,
-            shingler: Shingler::default(),
+            scratch: OnionScratch::default(),
             seen,
             log,
             counters,
@@ -596,7 +596,7 @@ impl Committer {
             }
             None => {}
         }
-        let outcome = self.onion.filter_with(&mut self.shingler, &ex.paragraphs, &self.seen)?;
+        let outcome = self.onion.filter_with(&mut self.scratch, &ex.paragraphs, &self.seen)?;
         self.counters.duplicate_paragraphs += outcome.dropped as u64;
         if outcome.kept.is_empty() {
             self.discard(host, Discard::AllDuplicate);
@@ -616,9 +616,7 @@ impl Committer {
             page_type_prob: class.map(|c| c.prob),
         };
         self.writer.append(&record)?;
-        for &h in &outcome.new_hashes {
-            self.seen.insert(h);
-        }
+        self.seen.insert_all(&outcome.new_hashes);
         self.log.append(&outcome.new_hashes);
         self.counters.records += 1;
         self.counters.paragraphs += record.paragraphs.len() as u64;

@@ -14,6 +14,7 @@ pub mod corpus;
 pub mod log;
 pub mod seen;
 pub mod shingle;
+pub mod table;
 
 use std::collections::HashSet;
 
@@ -140,6 +141,10 @@ impl DedupConfig {
 pub trait SeenHashes {
     /// True when `h` was committed before.
     fn contains(&self, h: u64) -> Result<bool, DedupError>;
+
+    /// Hint that `h` will be looked up soon (an in-memory set loads its slot into the cache);
+    /// the default does nothing.
+    fn prefetch(&self, _h: u64) {}
 }
 
 impl SeenHashes for HashSet<u64> {
@@ -160,6 +165,42 @@ pub struct DedupOutcome {
     /// The distinct hashes of the kept paragraphs that were not in the store, in first-seen
     /// order: the crawler commits them with the record.
     pub new_hashes: Vec<u64>,
+}
+
+/// How many n-gram hashes ahead [`Onion::filter_with`] prefetches the seen set's slots: enough
+/// to overlap the cache misses of a large in-memory set, few enough that the lines are still
+/// in L1 when they are read.
+pub const PREFETCH_AHEAD: usize = 16;
+
+/// The working memory of [`Onion::filter_with`]: the shingler and the per-document hash sets,
+/// kept by the caller (one per thread) so that a document allocates nothing new.
+#[derive(Debug, Default)]
+pub struct OnionScratch {
+    shingler: Shingler,
+    in_store: HashValueSet,
+    in_doc: HashValueSet,
+    /// The document's hashes, paragraph after paragraph.
+    hashes: Vec<u64>,
+    /// End of each paragraph's hashes in `hashes`.
+    ends: Vec<usize>,
+}
+
+impl OnionScratch {
+    /// Sets above this many slots are given back after their document (one huge page does
+    /// not make every later clear slow).
+    const KEEP_CAPACITY: usize = 1 << 16;
+
+    fn start_document(&mut self) {
+        self.hashes.clear();
+        self.ends.clear();
+        for set in [&mut self.in_store, &mut self.in_doc] {
+            if set.capacity() > Self::KEEP_CAPACITY {
+                *set = HashValueSet::default();
+            } else {
+                set.clear();
+            }
+        }
+    }
 }
 
 /// The Onion deduplicator. Cheap to share: it holds only its parameters.
@@ -200,33 +241,45 @@ impl Onion {
     /// punctuation only is deduplicated as a whole (see [`Onion::hashes`]).
     /// Each distinct hash is looked up in `seen` at most once. Errors: the lookup's.
     pub fn filter(&self, paragraphs: &[Paragraph], seen: &dyn SeenHashes) -> Result<DedupOutcome, DedupError> {
-        let mut shingler = Shingler::default();
-        self.filter_with(&mut shingler, paragraphs, seen)
+        self.filter_with(&mut OnionScratch::default(), paragraphs, seen)
     }
 
-    /// [`Onion::filter`] with a caller's [`Shingler`] (reused across documents: no
-    /// allocation per word or per document in the hot loop).
+    /// [`Onion::filter`] with a caller's [`OnionScratch`] (reused across documents: no
+    /// allocation per word or per document in the hot loop). The look-ups of a paragraph's
+    /// n-grams are prefetched [`PREFETCH_AHEAD`] hashes ahead ([`SeenHashes::prefetch`]).
     pub fn filter_with(
         &self,
-        shingler: &mut Shingler,
+        scratch: &mut OnionScratch,
         paragraphs: &[Paragraph],
         seen: &dyn SeenHashes,
     ) -> Result<DedupOutcome, DedupError> {
         // Hashes of this document that were in `seen`, and hashes of its kept paragraphs.
-        let mut in_store = HashValueSet::default();
-        let mut in_doc = HashValueSet::default();
+        scratch.start_document();
+        let OnionScratch { shingler, in_store, in_doc, hashes, ends } = scratch;
+        // 1. Every paragraph's hashes, in one buffer (`ends[i]`: where paragraph i's end).
+        for paragraph in paragraphs {
+            self.hashes_into(shingler, &paragraph.text, hashes);
+            ends.push(hashes.len());
+        }
+        for &h in hashes.iter().take(PREFETCH_AHEAD) {
+            seen.prefetch(h);
+        }
+        // 2. Paragraph by paragraph: the share seen, then the kept paragraph's hashes join
+        //    the document's set.
         let mut outcome = DedupOutcome {
             kept: Vec::new(),
             dropped: 0,
             kept_mask: Vec::with_capacity(paragraphs.len()),
             new_hashes: Vec::new(),
         };
-        let mut hashes = Vec::new();
-        for paragraph in paragraphs {
-            hashes.clear();
-            self.hashes_into(shingler, &paragraph.text, &mut hashes);
+        let mut start = 0;
+        for (paragraph, &end) in paragraphs.iter().zip(ends.iter()) {
+            let own = &hashes[start..end];
             let mut seen_count = 0usize;
-            for &h in &hashes {
+            for (i, &h) in own.iter().enumerate() {
+                if let Some(&ahead) = hashes.get(start + i + PREFETCH_AHEAD) {
+                    seen.prefetch(ahead);
+                }
                 if in_doc.contains(&h) || in_store.contains(&h) {
                     seen_count += 1;
                 } else if seen.contains(h)? {
@@ -234,13 +287,14 @@ impl Onion {
                     seen_count += 1;
                 }
             }
-            let duplicate = !hashes.is_empty() && seen_count as f64 / hashes.len() as f64 > self.params.threshold;
+            start = end;
+            let duplicate = !own.is_empty() && seen_count as f64 / own.len() as f64 > self.params.threshold;
             outcome.kept_mask.push(!duplicate);
             if duplicate {
                 outcome.dropped += 1;
                 continue;
             }
-            for &h in &hashes {
+            for &h in own {
                 if !in_store.contains(&h) && in_doc.insert(h) {
                     outcome.new_hashes.push(h);
                 }
@@ -250,9 +304,11 @@ impl Onion {
         Ok(outcome)
     }
 
+    /// Append the hashes of `text` ([`Onion::hashes`]) to `out`.
     fn hashes_into(&self, shingler: &mut Shingler, text: &str, out: &mut Vec<u64>) {
+        let before = out.len();
         shingler.hashes_into(text, self.params.n, out);
-        if out.is_empty() && !text.trim().is_empty() {
+        if out.len() == before && !text.trim().is_empty() {
             out.extend(self.hashes(text));
         }
     }

@@ -60,10 +60,13 @@ pub fn shingle_hashes(text: &str, n: usize) -> Vec<u64> {
 
 /// [`shingle_hashes`] without allocation per word: the normalised words are written once into
 /// one buffer, separated by single spaces, and every n-gram is hashed as a slice of it. Keep
-/// one per thread and reuse it; the hashes are exactly those of [`shingle_hashes`].
+/// one per thread and reuse it; the hashes are exactly those of [`shingle_hashes`]. An ASCII
+/// text takes a byte-level path (the same rules: for ASCII, Unicode whitespace is
+/// `\t \n \x0B \x0C \r` and space, word characters are `[0-9A-Za-z]`).
 #[derive(Debug, Default)]
 pub struct Shingler {
-    buf: String,
+    /// The normalised words joined by single spaces (UTF-8).
+    buf: Vec<u8>,
     /// Byte offset of each word's start in `buf`.
     starts: Vec<usize>,
 }
@@ -73,37 +76,97 @@ impl Shingler {
     pub fn hashes_into(&mut self, text: &str, n: usize, out: &mut Vec<u64>) {
         self.buf.clear();
         self.starts.clear();
-        for token in text.split_whitespace() {
-            let core = token.trim_matches(|c: char| !is_word_char(c));
-            if core.is_empty() {
-                continue;
-            }
-            if !self.buf.is_empty() {
-                self.buf.push(' ');
-            }
-            self.starts.push(self.buf.len());
-            if core.is_ascii() {
-                self.buf.extend(core.bytes().map(|b| b.to_ascii_lowercase() as char));
-            } else {
-                for c in core.chars() {
-                    self.buf.extend(c.to_lowercase());
-                }
-            }
+        if text.is_ascii() {
+            self.words_ascii(text.as_bytes());
+        } else {
+            self.words_unicode(text);
         }
         let m = self.starts.len();
         if m == 0 || n == 0 {
             return;
         }
         if m < n {
-            out.push(xxh3_64(self.buf.as_bytes()));
+            out.push(xxh3_64(&self.buf));
             return;
         }
+        out.reserve(m - n + 1);
         for i in 0..=m - n {
             let end = if i + n < m { self.starts[i + n] - 1 } else { self.buf.len() };
-            out.push(xxh3_64(&self.buf.as_bytes()[self.starts[i]..end]));
+            out.push(xxh3_64(&self.buf[self.starts[i]..end]));
+        }
+    }
+
+    fn push_word_start(&mut self) {
+        if !self.buf.is_empty() {
+            self.buf.push(b' ');
+        }
+        self.starts.push(self.buf.len());
+    }
+
+    fn words_unicode(&mut self, text: &str) {
+        let mut utf8 = [0u8; 4];
+        for token in text.split_whitespace() {
+            let core = token.trim_matches(|c: char| !is_word_char(c));
+            if core.is_empty() {
+                continue;
+            }
+            self.push_word_start();
+            if core.is_ascii() {
+                self.buf.extend(core.bytes().map(|b| b.to_ascii_lowercase()));
+            } else {
+                for c in core.chars().flat_map(char::to_lowercase) {
+                    self.buf.extend_from_slice(c.encode_utf8(&mut utf8).as_bytes());
+                }
+            }
+        }
+    }
+
+    fn words_ascii(&mut self, text: &[u8]) {
+        let class = |b: u8| ASCII_CLASS[usize::from(b)];
+        let mut i = 0;
+        while i < text.len() {
+            // A token runs to the next whitespace; its word is from its first to its last
+            // word character.
+            let mut word: Option<(usize, usize)> = None;
+            while i < text.len() {
+                match class(text[i]) {
+                    SPACE => break,
+                    WORD => word = Some((word.map_or(i, |(first, _)| first), i)),
+                    _ => {}
+                }
+                i += 1;
+            }
+            i += 1;
+            if let Some((first, last)) = word {
+                self.push_word_start();
+                self.buf.extend(text[first..=last].iter().map(u8::to_ascii_lowercase));
+            }
         }
     }
 }
+
+/// [`ASCII_CLASS`] of a whitespace byte (`char::is_whitespace` on ASCII: U+0009..=U+000D, U+0020).
+const SPACE: u8 = 1;
+/// [`ASCII_CLASS`] of a word byte (`[0-9A-Za-z]`, [`is_word_char`] on ASCII).
+const WORD: u8 = 2;
+
+/// The class of each ASCII byte for [`Shingler`]'s byte-level path: [`SPACE`], [`WORD`] or 0.
+static ASCII_CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut b = 0;
+    while b < 128 {
+        let c = b as u8;
+        t[b] = if c == b' ' || (c >= 0x09 && c <= 0x0D) {
+            SPACE
+        } else if c.is_ascii_alphanumeric() {
+            WORD
+        } else {
+            0
+        };
+        b += 1;
+    }
+    t
+};
 
 #[cfg(test)]
 mod tests {
@@ -148,6 +211,32 @@ mod tests {
                 words.windows(n).map(|g| xxh3_64(g.join(" ").as_bytes())).collect()
             };
             assert_eq!(shingle_hashes(text, n), expected, "n = {n}");
+        }
+    }
+
+    /// The ASCII path gives the hashes of the general rules, every ASCII whitespace and
+    /// punctuation at word edges and inside words included.
+    #[test]
+    fn ascii_path_matches_the_unicode_rules() {
+        let text = "\tThe  \"quick\"\x0Bbrown\x0Cfox\r\n--jumps-- (over) the lazy dog's 3.5 e-mail ... !? end.";
+        let words: Vec<String> = normalized_words(text);
+        assert_eq!(words[..4], ["the", "quick", "brown", "fox"]);
+        for n in 1..=9 {
+            let expected: Vec<u64> = if words.len() < n {
+                vec![xxh3_64(words.join(" ").as_bytes())]
+            } else {
+                words.windows(n).map(|g| xxh3_64(g.join(" ").as_bytes())).collect()
+            };
+            let mut out = Vec::new();
+            let mut s = Shingler::default();
+            s.words_ascii(text.as_bytes());
+            let ascii = (s.buf.clone(), s.starts.clone());
+            s.buf.clear();
+            s.starts.clear();
+            s.words_unicode(text);
+            assert_eq!(ascii, (s.buf.clone(), s.starts.clone()), "both paths build the same words");
+            s.hashes_into(text, n, &mut out);
+            assert_eq!(out, expected, "n = {n}");
         }
     }
 
