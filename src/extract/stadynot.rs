@@ -140,20 +140,19 @@ pub fn static_matches(doc: &Document, model: &StaticNoiseModel) -> Vec<(NodeId, 
 
 /// Call `f(node, key)` for every keyed element of the page (see the module doc).
 fn for_each_key(doc: &Document, mut f: impl FnMut(NodeId, &str)) {
-    // One text buffer per open element; a closing element's text is appended to its parent's.
-    let mut stack: Vec<String> = vec![String::new()];
+    // The page's text in document order, collapsed as it is appended, with a separator after
+    // each closed element so that words of adjacent blocks do not merge: an element's text is
+    // the stretch appended between its open and close edges (one pass, however deep the page).
+    let mut text = CollapsedText::default();
+    let mut starts: Vec<usize> = Vec::new();
     let dropped = |name: &str| doc.skips(name) || non_informative(doc, name);
     let prune = |n: NodeRef<'_, Node>| n.value().as_element().is_some_and(|el| dropped(el.name()));
     for edge in pruned_edges(doc.html.tree.root(), prune) {
         match edge {
             Edge::Open(node) => match node.value() {
                 Node::Element(el) if dropped(el.name()) => {}
-                Node::Element(_) => stack.push(String::new()),
-                Node::Text(t) => {
-                    if let Some(top) = stack.last_mut() {
-                        top.push_str(t);
-                    }
-                }
+                Node::Element(_) => starts.push(text.len()),
+                Node::Text(t) => text.push(t),
                 _ => {}
             },
             Edge::Close(node) => {
@@ -163,21 +162,55 @@ fn for_each_key(doc: &Document, mut f: impl FnMut(NodeId, &str)) {
                 if dropped(el.name()) {
                     continue;
                 }
-                let raw = stack.pop().unwrap_or_default();
-                if let Some(parent) = stack.last_mut() {
-                    parent.push_str(&raw);
-                    // Keep a separator so words of adjacent blocks do not merge.
-                    parent.push(' ');
+                let own = text.since(starts.pop().unwrap_or(0));
+                if !own.is_empty() && !matches!(el.name(), "html" | "body") {
+                    f(node.id(), &static_key(el, own));
                 }
-                if matches!(el.name(), "html" | "body") {
-                    continue;
-                }
-                let text = collapse_whitespace(&raw);
-                if !text.is_empty() {
-                    f(node.id(), &static_key(el, &text));
-                }
+                text.separate();
             }
         }
+    }
+}
+
+/// Text appended with its whitespace collapsed as [`collapse_whitespace`] would collapse the
+/// whole: runs of Unicode whitespace become one space, none at the ends.
+#[derive(Debug, Default)]
+struct CollapsedText {
+    buf: String,
+    /// Whitespace was appended since the last word: a space goes before the next one.
+    pending_space: bool,
+}
+
+impl CollapsedText {
+    fn len(&self) -> usize {
+        self.buf.len()
+    }
+
+    fn push(&mut self, t: &str) {
+        let mut rest = t;
+        loop {
+            let trimmed = rest.trim_start();
+            self.pending_space |= trimmed.len() != rest.len();
+            if trimmed.is_empty() {
+                return;
+            }
+            let end = trimmed.find(char::is_whitespace).unwrap_or(trimmed.len());
+            if std::mem::take(&mut self.pending_space) && !self.buf.is_empty() {
+                self.buf.push(' ');
+            }
+            self.buf.push_str(&trimmed[..end]);
+            rest = &trimmed[end..];
+        }
+    }
+
+    /// A word boundary, as whitespace would be.
+    fn separate(&mut self) {
+        self.pending_space = true;
+    }
+
+    /// The collapsed text appended since `start` (a [`CollapsedText::len`]).
+    fn since(&self, start: usize) -> &str {
+        self.buf[start..].trim_start_matches(' ')
     }
 }
 
@@ -578,6 +611,75 @@ mod tests {
              <ul class=related><li><a href=/r{n}a>Related story A {n}</a></li><li><a href=/r{n}b>Related B {n}</a></li></ul>\
              </div><div id=footer>© 2014 The Paper. All rights reserved.</div></body></html>"
         )
+    }
+
+    /// Each element's key text is its raw text (text nodes, a space after each child element)
+    /// collapsed on its own, on real pages of every shared site.
+    #[test]
+    fn key_texts_are_the_collapsed_element_texts() {
+        fn reference(doc: &Document) -> Vec<(NodeId, String)> {
+            let mut out = Vec::new();
+            let mut stack: Vec<String> = vec![String::new()];
+            let dropped = |name: &str| doc.skips(name) || non_informative(doc, name);
+            let prune = |n: NodeRef<'_, Node>| n.value().as_element().is_some_and(|el| dropped(el.name()));
+            for edge in pruned_edges(doc.html.tree.root(), prune) {
+                match edge {
+                    Edge::Open(node) => match node.value() {
+                        Node::Element(el) if dropped(el.name()) => {}
+                        Node::Element(_) => stack.push(String::new()),
+                        Node::Text(t) => stack.last_mut().expect("root").push_str(t),
+                        _ => {}
+                    },
+                    Edge::Close(node) => {
+                        let Node::Element(el) = node.value() else { continue };
+                        if dropped(el.name()) {
+                            continue;
+                        }
+                        let raw = stack.pop().unwrap_or_default();
+                        let parent = stack.last_mut().expect("root");
+                        parent.push_str(&raw);
+                        parent.push(' ');
+                        let text = collapse_whitespace(&raw);
+                        if !text.is_empty() && !matches!(el.name(), "html" | "body") {
+                            out.push((node.id(), static_key(el, &text)));
+                        }
+                    }
+                }
+            }
+            out
+        }
+        let sites = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/sites");
+        let mut pages = 0;
+        for site in std::fs::read_dir(&sites).expect("../shared/sites").flatten() {
+            let mut files: Vec<_> = walk_html(&site.path());
+            files.sort();
+            for file in files.into_iter().take(3) {
+                let html = String::from_utf8_lossy(&std::fs::read(&file).expect("page")).into_owned();
+                let doc = Document::parse(&html);
+                let mut keys = Vec::new();
+                for_each_key(&doc, |id, key| keys.push((id, key.to_string())));
+                assert_eq!(keys, reference(&doc), "{}", file.display());
+                pages += 1;
+            }
+        }
+        assert!(pages >= 10, "{pages} pages read");
+        let doc = Document::parse("<p>a<b>b </b> c\u{a0}\u{2003} d<i> </i>e</p><div>\n x\ty </div>");
+        let mut keys = Vec::new();
+        for_each_key(&doc, |id, key| keys.push((id, key.to_string())));
+        assert_eq!(keys, reference(&doc));
+    }
+
+    fn walk_html(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+        let mut out = Vec::new();
+        for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                out.extend(walk_html(&path));
+            } else if path.extension().is_some_and(|e| e == "html" || e == "htm") {
+                out.push(path);
+            }
+        }
+        out
     }
 
     #[test]
