@@ -442,7 +442,7 @@ impl Committer {
                 let seq = self.batch.next_seq();
                 let page =
                     SampledPage { seq, url: entry.url.clone(), final_url: final_url.to_string(), fetched_at, html };
-                self.batch.put_waiting(&host, &page);
+                self.batch.put_waiting(&host, &page)?;
                 let sample_size = self.cfg.learn.sample_size as u64;
                 let book = self.book(&host);
                 book.rec.waiting += 1;

@@ -10,6 +10,7 @@
 
 mod memory;
 mod sled_store;
+pub mod spool;
 mod state;
 
 pub use memory::MemoryStore;
@@ -59,6 +60,14 @@ pub enum StoreError {
         found: u32,
         /// The version this build reads and writes.
         expected: u32,
+    },
+    /// A waiting-page file of the state ([`spool::Spool`]) could not be written or read.
+    #[error("state spool file {path}: {source}")]
+    Spool {
+        /// The file or directory.
+        path: PathBuf,
+        /// The OS error.
+        source: std::io::Error,
     },
     /// A stored value could not be decoded.
     #[error("state store: bad value under key {key}: {reason}")]

@@ -6,15 +6,18 @@
 //! `f/<host>\0<seq>` frontier entry · `s/<xxh3-128(url)>` seen URL · `h/<host>` host record ·
 //! `r/<host>` robots.txt entry · `p/<host>\0<seq>` a page waiting for its host's model (the
 //! sample, and pages fetched while the model is being learned; deleted in the batch that
-//! writes its record) · `m/<host>` domain model · `meta/…` state format version, corpus
+//! writes its record): in a state directory the [`Locator`] of the page in the host's
+//! [`Spool`] file, in a store without a directory (tests) the page itself · `m/<host>` domain
+//! model · `meta/…` state format version, corpus
 //! offset and format, Onion hash-log length, counters, sequence. Sequence numbers are
 //! big-endian so keys sort in crawl order: a host's frontier is a FIFO read in small windows
 //! ([`CrawlState::frontier_window`]), never held in memory.
 
+use super::spool::{Locator, Spool};
 use super::{Batch, Store, StoreError};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -146,6 +149,8 @@ pub struct Counters {
 pub struct CrawlState {
     store: Arc<dyn Store>,
     next_seq: Arc<AtomicU64>,
+    /// The waiting pages' files (`None`: waiting pages are stored inline).
+    spool: Option<Arc<Spool>>,
 }
 
 /// The state format version this build reads and writes (checked by [`CrawlState::open`]).
@@ -241,7 +246,11 @@ impl CrawlState {
         if found != STATE_VERSION {
             return Err(StoreError::Version { path: path.to_path_buf(), found, expected: STATE_VERSION });
         }
-        CrawlState::open(store)
+        let mut state = CrawlState::open(store)?;
+        let spool = Spool::open(&path.join("waiting"))?;
+        spool.retain(&state.hosts_waiting()?)?;
+        state.spool = Some(Arc::new(spool));
+        Ok(state)
     }
 
     /// Wrap a store without a version check (tests, tools that only read).
@@ -250,7 +259,23 @@ impl CrawlState {
             Some(v) if v.len() == 8 => u64::from_be_bytes(v.try_into().expect("8 bytes")),
             _ => 0,
         };
-        Ok(CrawlState { store, next_seq: Arc::new(AtomicU64::new(seq)) })
+        Ok(CrawlState { store, next_seq: Arc::new(AtomicU64::new(seq)), spool: None })
+    }
+
+    /// The hosts with pages waiting (one key scan per host).
+    fn hosts_waiting(&self) -> Result<HashSet<String>, StoreError> {
+        let mut hosts = HashSet::new();
+        let mut from = b"p/".to_vec();
+        while let Some((key, _)) = self.store.scan_from(b"p/", &from, 1)?.into_iter().next() {
+            let Some(end) = key.iter().skip(2).position(|&b| b == 0) else {
+                break;
+            };
+            hosts.insert(String::from_utf8_lossy(&key[2..2 + end]).into_owned());
+            // Past every key of this host: its prefix with the separator raised by one.
+            from = key[..2 + end].to_vec();
+            from.push(1);
+        }
+        Ok(hosts)
     }
 
     /// The underlying store.
@@ -260,14 +285,31 @@ impl CrawlState {
 
     /// A new, empty batch.
     pub fn batch(&self) -> StateBatch {
-        StateBatch { batch: Batch::default(), next_seq: self.next_seq.clone() }
+        StateBatch {
+            batch: Batch::default(),
+            next_seq: self.next_seq.clone(),
+            spool: self.spool.clone(),
+            waiting_deleted: BTreeSet::new(),
+        }
     }
 
-    /// Apply `batch` atomically and make it durable.
+    /// Apply `batch` atomically and make it durable: the waiting pages it appended to the spool
+    /// first, then the store; then the spool files of hosts left without waiting pages go.
     pub fn commit(&self, mut batch: StateBatch) -> Result<(), StoreError> {
         batch.batch.put(SEQ, self.next_seq.load(Ordering::SeqCst).to_be_bytes().to_vec());
+        if let Some(spool) = &self.spool {
+            spool.sync()?;
+        }
         self.store.apply(batch.batch)?;
-        self.store.flush()
+        self.store.flush()?;
+        if let Some(spool) = &self.spool {
+            for host in &batch.waiting_deleted {
+                if self.store.scan_prefix(&host_key("p/", host), 1)?.is_empty() {
+                    spool.remove(host)?;
+                }
+            }
+        }
+        Ok(())
     }
 
     fn get_json<T: DeserializeOwned>(&self, key: &[u8]) -> Result<Option<T>, StoreError> {
@@ -328,10 +370,26 @@ impl CrawlState {
         self.get_json(&plain_key("r/", host))
     }
 
+    /// The waiting page stored under `key`: inline, or read from the spool at its locator.
+    fn waiting_page(&self, host: &str, key: &[u8], value: &[u8]) -> Result<SampledPage, StoreError> {
+        match (Locator::from_bytes(value), &self.spool) {
+            (Some(loc), Some(spool)) => decode_waiting(key, &spool.read(host, loc)?),
+            (Some(_), None) => Err(StoreError::Corrupt {
+                key: String::from_utf8_lossy(key).into_owned(),
+                reason: "a spooled waiting page in a state opened without its directory".into(),
+            }),
+            (None, _) => decode_waiting(key, value),
+        }
+    }
+
     /// Up to `limit` of the pages of `host` waiting for its model, in crawl order (the first
     /// `sample_size` are its sample).
     pub fn waiting_pages(&self, host: &str, limit: usize) -> Result<Vec<SampledPage>, StoreError> {
-        self.store.scan_prefix(&host_key("p/", host), limit)?.iter().map(|(k, v)| decode_waiting(k, v)).collect()
+        self.store
+            .scan_prefix(&host_key("p/", host), limit)?
+            .iter()
+            .map(|(k, v)| self.waiting_page(host, k, v))
+            .collect()
     }
 
     /// Up to `limit` of the pages of `host` waiting for its model with sequence number `from`
@@ -339,7 +397,7 @@ impl CrawlState {
     pub fn waiting_window(&self, host: &str, from: u64, limit: usize) -> Result<Vec<SampledPage>, StoreError> {
         let prefix = host_key("p/", host);
         let start = seq_key("p/", host, from);
-        self.store.scan_from(&prefix, &start, limit)?.iter().map(|(k, v)| decode_waiting(k, v)).collect()
+        self.store.scan_from(&prefix, &start, limit)?.iter().map(|(k, v)| self.waiting_page(host, k, v)).collect()
     }
 
     /// The learned model of `host`, as stored.
@@ -384,6 +442,9 @@ impl CrawlState {
 pub struct StateBatch {
     batch: Batch,
     next_seq: Arc<AtomicU64>,
+    spool: Option<Arc<Spool>>,
+    /// Hosts whose waiting pages this batch deletes (their spool files may go after it).
+    waiting_deleted: BTreeSet<String>,
 }
 
 impl StateBatch {
@@ -421,14 +482,27 @@ impl StateBatch {
         self.batch.put(plain_key("r/", host), encode(entry));
     }
 
-    /// Keep `page` in the state until `host`'s model is there.
-    pub fn put_waiting(&mut self, host: &str, page: &SampledPage) {
-        self.batch.put(seq_key("p/", host, page.seq), encode_waiting(page));
+    /// Keep `page` in the state until `host`'s model is there: appended to the host's spool
+    /// file now (durable at commit), its locator in this batch.
+    ///
+    /// # Errors
+    /// [`StoreError::Spool`] when the spool file cannot be written (a full disk).
+    pub fn put_waiting(&mut self, host: &str, page: &SampledPage) -> Result<(), StoreError> {
+        let bytes = encode_waiting(page);
+        let value = match &self.spool {
+            Some(spool) => spool.append(host, &bytes)?.to_bytes(),
+            None => bytes,
+        };
+        self.batch.put(seq_key("p/", host, page.seq), value);
+        Ok(())
     }
 
     /// Delete waiting page `seq` of `host` (its outcome is in this batch).
     pub fn delete_waiting(&mut self, host: &str, seq: u64) {
         self.batch.delete(seq_key("p/", host, seq));
+        if self.spool.is_some() && !self.waiting_deleted.contains(host) {
+            self.waiting_deleted.insert(host.to_string());
+        }
     }
 
     /// Store the learned model of `host`.
@@ -513,5 +587,50 @@ mod tests {
         assert_eq!(state.frontier_head("a.org").unwrap().unwrap().url, "http://a.org/2");
         let next = state.batch().next_seq();
         assert!(next >= 3, "sequence numbers continue after reopen, got {next}");
+    }
+
+    /// In a state directory, waiting pages live in the host's spool file: read back through
+    /// their locators, uncommitted appends are never seen, the file goes with the host's last
+    /// waiting page, and a reopened state keeps the files of hosts that still wait.
+    #[test]
+    fn waiting_pages_are_spooled_and_their_file_goes_with_the_last_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let open = || crate::store::open_state_dir(dir.path()).unwrap();
+        let page = |seq: u64, html: &str| SampledPage {
+            seq,
+            url: format!("http://a.org/{seq}"),
+            final_url: format!("http://a.org/{seq}"),
+            fetched_at: "2026-11-24T00:00:00Z".into(),
+            html: html.into(),
+        };
+        let files = || std::fs::read_dir(dir.path().join("waiting")).unwrap().count();
+        {
+            let state = open();
+            let mut b = state.batch();
+            b.put_waiting("a.org", &page(1, "<p>one</p>")).unwrap();
+            b.put_waiting("a.org", &page(2, &"<p>two</p>".repeat(1000))).unwrap();
+            b.put_waiting("b.org:81", &page(3, "<p>three</p>")).unwrap();
+            state.commit(b).unwrap();
+            // Appended but never committed (a crash before the batch).
+            state.batch().put_waiting("a.org", &page(4, "<p>lost</p>")).unwrap();
+            let pages = state.waiting_pages("a.org", 10).unwrap();
+            assert_eq!(pages, vec![page(1, "<p>one</p>"), page(2, &"<p>two</p>".repeat(1000))]);
+            let sled_value = state.store().get(&seq_key("p/", "a.org", 2)).unwrap().unwrap();
+            assert!(sled_value.len() < 20, "only the locator is in sled");
+            assert_eq!(files(), 2);
+            let mut b = state.batch();
+            b.delete_waiting("a.org", 1);
+            state.commit(b).unwrap();
+            assert_eq!(files(), 2, "a.org still has a waiting page");
+            let mut b = state.batch();
+            b.delete_waiting("a.org", 2);
+            state.commit(b).unwrap();
+            assert_eq!(files(), 1, "a.org's file is gone");
+        }
+        // A file left by a crash after a host's last delete is removed on open.
+        std::fs::write(dir.path().join("waiting/0000000000000000.pages"), b"stale").unwrap();
+        let state = open();
+        assert_eq!(files(), 1);
+        assert_eq!(state.waiting_pages("b.org:81", 10).unwrap(), vec![page(3, "<p>three</p>")]);
     }
 }
