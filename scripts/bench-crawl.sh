@@ -21,8 +21,11 @@
 #   requests/s and the share of the ideal request rate (= ideal / wall);
 #   the longest time in which no request was in flight while some host was due (a host is due
 #   from the end of its previous request + DELAY until the start of its next one);
-#   peak RSS (time -v); state on disk (du -sb) per answered request; CPU (user+sys) per HTML page
-#   answered 200, and CPU / wall.
+#   the request phase (start of the first request to the end of the last) and ideal / that (the
+#   fetching's share of the ideal rate, without the learning and extraction left after the last
+#   request); peak RSS (time -v); state on disk (du -sb) per answered request; CPU (user+sys)
+#   per HTML page answered 200, CPU / wall, and CPU / cores (the least wall time the crawl's CPU
+#   work needs on this machine).
 # Printed as a table, then one JSON line.
 #
 # Environment: WEBCORPUS_BIN (default target/release/webcorpus, built with cargo when unset),

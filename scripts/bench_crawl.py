@@ -376,6 +376,8 @@ def cmd_report(a):
         "wall_over_ideal": round(wall / ideal, 3) if ideal > 0 else None,
         "requests_per_s": round(n / wall, 2) if wall > 0 else None,
         "ideal_rate_share": round(ideal / wall, 3) if ideal > 0 and wall > 0 else None,
+        "request_phase_s": round(last - first, 3) if first and last else None,
+        "request_phase_rate_share": round(ideal / (last - first), 3) if ideal > 0 and first and last and last > first else None,
         "longest_idle_while_due_s": round(longest, 3),
         "longest_idle_while_due_at_s": round(idle_at - first, 3) if idle_at is not None else None,
         "idle_while_due_total_s": round(idle_total, 3),
@@ -387,6 +389,7 @@ def cmd_report(a):
         "cpu_s": round(cpu, 2) if cpu is not None else None,
         "cpu_ms_per_html_page": round(cpu * 1000 / html200, 2) if cpu is not None and html200 else None,
         "cpu_over_wall": round(cpu / wall, 3) if cpu is not None and wall > 0 else None,
+        "cpu_wall_floor_s": round(cpu / (os.cpu_count() or 1), 2) if cpu is not None else None,
     }
     rows = [
         ("hosts (requested / expected)", f"{len(per_host):,} / {a.hosts:,}"),
@@ -403,6 +406,9 @@ def cmd_report(a):
         ("requests per second", fmt(res["requests_per_s"])),
         ("share of ideal request rate", fmt(res["ideal_rate_share"] * 100, " %", 1)
          if res["ideal_rate_share"] is not None else "n/a"),
+        ("request phase (first -> last request)", fmt(res["request_phase_s"], " s")
+         + (f" = {res['request_phase_rate_share'] * 100:.1f} % of the ideal rate"
+            if res["request_phase_rate_share"] is not None else "")),
         ("longest idle while a host was due", fmt(longest, " s", 3) +
          (f" (at +{res['longest_idle_while_due_at_s']:.1f} s)" if idle_at is not None else "")),
         ("total idle while a host was due", fmt(idle_total, " s", 3)),
@@ -414,6 +420,7 @@ def cmd_report(a):
         ("CPU (user+sys)", fmt(res["cpu_s"], " s")),
         ("CPU per HTML page", fmt(res["cpu_ms_per_html_page"], " ms")),
         ("CPU / wall", fmt(res["cpu_over_wall"], "", 3)),
+        (f"CPU / {os.cpu_count() or 1} cores (wall the work needs here)", fmt(res["cpu_wall_floor_s"], " s")),
     ]
     if a.rc != 0:
         rows.append(("crawl exit status", f"{a.rc} (124 = timed out)"))
