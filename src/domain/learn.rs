@@ -10,7 +10,7 @@
 use crate::domain::{DomainModel, LearnParams, RejectedPart, SamplePage, MODEL_FORMAT_VERSION};
 use crate::extract::goldminer::GoldMinerModel;
 use crate::extract::goldminer::{self, LearnPage};
-use crate::extract::pipeline::{default_labels, kept_words};
+use crate::extract::pipeline::{default_labels, kept_words, stretch_drop};
 use crate::extract::stadynot;
 use crate::extract::stadynot::StaticNoiseModel;
 use crate::extract::ExtractContext;
@@ -169,6 +169,8 @@ pub fn validate(
     // Per template (begin, end) and per key: held-out pages matched and harmed.
     let mut templates: HashMap<(Vec<String>, Vec<String>), (usize, usize)> = HashMap::new();
     let mut keys: HashMap<String, (usize, usize)> = HashMap::new();
+    // The unlearned default's labels of every sample page (each is held out once).
+    let mut unlearned_labels: Vec<Option<Vec<Label>>> = vec![None; docs.len()];
     for fold in 0..2 {
         let (train, test): (Vec<usize>, Vec<usize>) = (0..docs.len()).partition(|i| i % 2 != fold);
         let fold_model = learn_subset(model, docs, blocks, &train, justext_params, params);
@@ -182,6 +184,7 @@ pub fn validate(
             if kept == 0 {
                 continue;
             }
+            unlearned_labels[p] = Some(unlearned.clone());
             if let Some(g) = &fold_model.goldminer {
                 if let Some((t, range)) = goldminer::matching_template(&docs[p], &blocks[p], g) {
                     let inside: Vec<Label> = unlearned
@@ -239,6 +242,7 @@ pub fn validate(
                 _ => kept_templates.push(t),
             }
         }
+        record_sample_drops(&mut kept_templates, docs, blocks, &unlearned_labels);
         let mut rest = kept_templates.into_iter();
         model.goldminer = rest.next().map(|mut first| {
             first.alternatives = rest.collect();
@@ -267,6 +271,32 @@ pub fn validate(
             });
         }
         model.stadynot = StaticNoiseModel::new(good, model.stadynot.pages);
+    }
+}
+
+/// Set each template's [`GoldMinerModel::sample_drop`]: the median share of the unlearned
+/// default's words (`unlearned`, per sample page) that its stretch leaves out on the sample
+/// pages where it is the matching template (`templates` in matching order: the first, then the
+/// alternatives). A template that matches no sample page gets none.
+fn record_sample_drops(
+    templates: &mut [GoldMinerModel],
+    docs: &[Document],
+    blocks: &[Vec<Block>],
+    unlearned: &[Option<Vec<Label>>],
+) {
+    let Some((first, rest)) = templates.split_first() else {
+        return;
+    };
+    let matcher = GoldMinerModel { alternatives: rest.to_vec(), ..first.clone() };
+    let mut drops: Vec<Vec<f64>> = vec![Vec::new(); templates.len()];
+    for ((doc, blocks), labels) in docs.iter().zip(blocks).zip(unlearned) {
+        let Some(labels) = labels else { continue };
+        let Some((t, range)) = goldminer::matching_template(doc, blocks, &matcher) else { continue };
+        drops[t].push(stretch_drop(blocks, labels, &range));
+    }
+    for (t, mut d) in templates.iter_mut().zip(drops) {
+        d.sort_by(f64::total_cmp);
+        t.sample_drop = (!d.is_empty()).then(|| d[d.len() / 2]);
     }
 }
 
@@ -515,6 +545,61 @@ mod tests {
     }
 
     /// A few real pages of www.freepressokc.com from ../shared/sites, decoded.
+    /// A template whose end pattern cuts a page in the middle of its article, far more than it
+    /// cuts the host's median page, gives way to the unlearned vote; the same cut on a host
+    /// whose template usually leaves that much out stays.
+    #[test]
+    fn per_page_guard_rejects_a_cut_far_beyond_the_samples() {
+        use crate::extract::pipeline::{extract_html, ExtractSettings, ModelUse};
+        use crate::extract::ExtractorKind;
+        let Some(pages) = freepressokc_pages(3) else { return };
+        let settings = ExtractSettings { language: Some("English".into()), ..ExtractSettings::default() };
+        let model = |sample_drop| DomainModel {
+            host: "guard".into(),
+            goldminer: Some(GoldMinerModel {
+                begin: vec!["<div class=\"guard-begin\">".into(), "</div>".into()],
+                end: vec!["<div class=\"guard-end\">".into()],
+                parent: "html > body".into(),
+                support: 3,
+                begin_support: 3,
+                end_support: 3,
+                pages_used: 3,
+                repeated_paragraphs: 0,
+                repeated: Vec::new(),
+                alternatives: Vec::new(),
+                sample_drop,
+            }),
+            ..DomainModel::default()
+        };
+        let mut checked = 0;
+        for page in &pages {
+            let body = page.html.find("<body").expect("a body tag");
+            let at = body + page.html[body..].find('>').expect("end of the body tag") + 1;
+            let plain = extract_html(&page.html, ExtractorKind::Default, None, &settings).unwrap();
+            // The end pattern before the first <p> at which the stretch keeps 35–65 % of the
+            // unlearned words.
+            let cut = page.html[at..].match_indices("<p").map(|(i, _)| at + i).find_map(|p| {
+                let html = format!(
+                    "{}<div class=\"guard-begin\"></div>{}<div class=\"guard-end\"></div>{}",
+                    &page.html[..at],
+                    &page.html[at..p],
+                    &page.html[p..]
+                );
+                let ex = extract_html(&html, ExtractorKind::Default, Some(&model(None)), &settings).unwrap();
+                let share = word_count(&ex) as f64 / word_count(&plain) as f64;
+                (ex.model_use == ModelUse::Applied && (0.35..0.65).contains(&share)).then_some(html)
+            });
+            let Some(html) = cut else { continue };
+            let far = extract_html(&html, ExtractorKind::Default, Some(&model(Some(0.0))), &settings).unwrap();
+            assert_eq!(far.model_use, ModelUse::Rejected, "{}", page.url);
+            assert_eq!(far.paragraphs, plain.paragraphs);
+            let usual = extract_html(&html, ExtractorKind::Default, Some(&model(Some(0.6))), &settings).unwrap();
+            assert_eq!(usual.model_use, ModelUse::Applied, "{}", page.url);
+            checked += 1;
+        }
+        assert!(checked >= 2, "{checked} pages with a cut in the middle of the article");
+    }
+
     fn freepressokc_pages(n: usize) -> Option<Vec<SamplePage>> {
         let data = data_dir()?;
         let root = data.join("../sites/www.freepressokc.com");
@@ -592,6 +677,7 @@ mod tests {
                 repeated_paragraphs: 0,
                 repeated: Vec::new(),
                 alternatives: Vec::new(),
+                sample_drop: None,
             }),
             ..DomainModel::default()
         };

@@ -82,9 +82,27 @@ pub enum ModelUse {
     Rejected,
 }
 
+/// The share of the words that `labels` keeps which lie outside `range` (0.0 when it keeps
+/// none).
+pub fn stretch_drop(blocks: &[Block], labels: &[Label], range: &std::ops::Range<usize>) -> f64 {
+    let kept = kept_words(blocks, labels);
+    if kept == 0 {
+        return 0.0;
+    }
+    let inside: Vec<Label> =
+        labels.iter().enumerate().map(|(i, l)| if range.contains(&i) { *l } else { Label::Bad }).collect();
+    1.0 - kept_words(blocks, &inside) as f64 / kept as f64
+}
+
 /// Below this share of the unlearned default's words, a learned extraction must keep most of
 /// the unlearned default's lead to be used ([`guard_rejects`]).
 pub const MODEL_MIN_WORD_SHARE: f64 = 0.5;
+
+/// How much more of the unlearned default's words a template's stretch may leave out of a page
+/// than it left out of the median sample page ([`goldminer::GoldMinerModel::sample_drop`])
+/// before the page is extracted without the model: an end pattern that also occurs inside
+/// some articles (a list of code links in a documentation page) cuts those in the middle.
+pub const MODEL_DROP_MARGIN: f64 = 0.25;
 
 /// Below this share of the unlearned default's words, a learned extraction is never used.
 pub const MODEL_EMPTY_WORD_SHARE: f64 = 0.1;
@@ -256,11 +274,14 @@ pub fn default_labels(
     };
 
     let gold_miner = model.goldminer.as_ref();
-    let stretch = match gold_miner.map(|g| goldminer::stretch(doc, blocks, g)) {
-        Some(Ok(range)) => gold_miner.map(|g| (range, g)),
-        Some(Err(ExtractError::PatternNotFound { .. })) | None => None,
-        Some(Err(e)) => return Err(e),
-    };
+    // The first of the host's templates on the page, and what its stretch left out of the
+    // sample pages it matched.
+    let mut sample_drop = None;
+    let stretch = gold_miner.and_then(|g| {
+        let (t, range) = goldminer::matching_template(doc, blocks, g)?;
+        sample_drop = if t == 0 { g.sample_drop } else { g.alternatives[t - 1].sample_drop };
+        Some((range, g))
+    });
     let has_static = !model.stadynot.keys.is_empty();
     let used = if gold_miner.is_some() && stretch.is_none() { ModelUse::Unmatched } else { ModelUse::Applied };
     if stretch.is_none() && !has_static {
@@ -299,11 +320,33 @@ pub fn default_labels(
             static_noise = Some(flags);
         }
     }
-    // The per-page guard: a model never empties or halves what the unlearned default keeps.
+    // The per-page guard: a model never empties or halves what the unlearned default keeps,
+    // nor cuts a page far more than its template cut the sample.
     if guard_rejects(blocks, &labels, &unlearned, static_noise.as_deref()) {
         return Ok((unlearned, ModelUse::Rejected));
     }
+    if let (Some((range, _)), Some(expected)) = (&stretch, sample_drop) {
+        if stretch_drop(blocks, &unlearned, range) > expected + MODEL_DROP_MARGIN
+            && 3 * dropped_like_kept(blocks, &labels, &unlearned) > kept_words(blocks, &unlearned)
+        {
+            return Ok((unlearned, ModelUse::Rejected));
+        }
+    }
     Ok((labels, used))
+}
+
+/// Words of the blocks that `unlearned` keeps and `learned` drops whose DOM path is that of a
+/// block `learned` keeps: the model dropped more of the text it kept, not a box of another kind.
+fn dropped_like_kept(blocks: &[Block], learned: &[Label], unlearned: &[Label]) -> usize {
+    let kept_paths: std::collections::HashSet<&str> =
+        blocks.iter().zip(learned).filter(|(_, l)| l.is_good()).map(|(b, _)| b.dom_path.as_str()).collect();
+    blocks
+        .iter()
+        .zip(learned)
+        .zip(unlearned)
+        .filter(|((b, l), u)| u.is_good() && !l.is_good() && kept_paths.contains(b.dom_path.as_str()))
+        .map(|((b, _), _)| b.words)
+        .sum()
 }
 
 /// Per block, how many of the extractors' label lists keep it.

@@ -282,6 +282,7 @@ fn learn_template(prepared: &[Prepared<'_, '_>], pages: &[usize], params: &GoldM
             repeated_paragraphs: 0,
             repeated: Vec::new(),
             alternatives: Vec::new(),
+            sample_drop: None,
         })
     })
 }

@@ -64,7 +64,7 @@ impl Default for GoldMinerParams {
 
 /// What GoldMiner learned for one host (§III.A "the configuration information learned for the
 /// given subdomain contains these html patterns").
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GoldMinerModel {
     /// Tokens of the begin pattern (see [`TokenStream`]), e.g. `["</h1>", "<div class=\"entry\">"]`.
     pub begin: Vec<String>,
@@ -100,6 +100,14 @@ pub struct GoldMinerModel {
     /// [`GoldMinerParams::max_templates`] in all). [`stretch`] tries the patterns in order.
     #[serde(default)]
     pub alternatives: Vec<GoldMinerModel>,
+    /// The median share of the unlearned default's words that this template's stretch left
+    /// out on the sample pages it matched (0.0–1.0; set by the held-out check,
+    /// [`crate::domain::learn::validate`]; `None` when unchecked). The per-page guard
+    /// ([`crate::extract::pipeline::MODEL_DROP_MARGIN`]) rejects a page from which the stretch
+    /// leaves out much more: the template cut that page where it cuts the host's pages
+    /// elsewhere.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sample_drop: Option<f64>,
 }
 
 /// The block index range between the first match of the begin pattern and the first match of
@@ -352,6 +360,7 @@ mod tests {
             repeated_paragraphs: 1,
             repeated: vec![paragraph_key("share THIS  story")],
             alternatives: vec![],
+            sample_drop: None,
         };
         let stoplist = Stoplist::from_words(
             Some("English".to_string()),
