@@ -253,6 +253,9 @@ impl Config {
     fn validate(&self, path: &Path) -> Result<(), ConfigError> {
         let invalid =
             |key: &'static str, reason: String| ConfigError::Invalid { path: path.to_path_buf(), key, reason };
+        if !(self.learn.relearn_miss_rise > 0.0 && self.learn.relearn_miss_rise <= 1.0) {
+            return Err(invalid("learn.relearn_miss_rise", "must be above 0 and at most 1".into()));
+        }
         if self.learn.min_sample == 0 {
             return Err(invalid("learn.min_sample", "must be at least 1".into()));
         }

@@ -165,9 +165,12 @@ impl Committer {
             match book.rec.phase {
                 HostPhase::Sampling if book.rec.sampled >= cfg.learn.sample_size as u64 => {
                     book.learning = true;
-                    jobs.push(WorkItem::Learn { host: book.rec.host.clone() });
+                    jobs.push(WorkItem::Learn { host: book.rec.host.clone(), generation: book.rec.relearned });
                 }
-                HostPhase::Sampling => {}
+                HostPhase::Sampling => {
+                    // A host sampled again keeps its earlier model until the new one is there.
+                    book.model = state.model::<DomainModel>(&book.rec.host)?.map(Arc::new);
+                }
                 HostPhase::Learned | HostPhase::Fallback => {
                     book.model = state.model::<DomainModel>(&book.rec.host)?.map(Arc::new);
                     if book.rec.waiting > 0 {
@@ -309,6 +312,9 @@ impl Committer {
                     let book = self.book(&host);
                     book.rec.phase = HostPhase::Learned;
                     book.model = Some(model.clone());
+                    book.rec.model_since_fetched = book.rec.fetched;
+                    (book.rec.window_pages, book.rec.window_missed) = (0, 0);
+                    book.rec.baseline_missed_share = None;
                     // The learn job goes on as the drain of the sample it parsed.
                     book.draining = true;
                     self.events_after_commit.push(Event::Model { host: host.clone(), model: Some(model) });
@@ -353,14 +359,65 @@ impl Committer {
         }
         if book.rec.sampled >= min_sample && book.rec.sampled > 0 {
             book.learning = true;
-            self.after_commit.push(WorkItem::Learn { host: host.to_string() });
+            let generation = book.rec.relearned;
+            self.after_commit.push(WorkItem::Learn { host: host.to_string(), generation });
             self.group_start.get_or_insert_with(Instant::now);
+            return;
+        }
+        if let Some(model) = book.model.clone() {
+            // Sampled again, but too few new pages came: the earlier model stays.
+            book.rec.phase = HostPhase::Learned;
+            (book.rec.window_pages, book.rec.window_missed) = (0, 0);
+            book.rec.baseline_missed_share = None;
+            tracing::info!(host, sampled = book.rec.sampled, "too few pages to re-learn: the model stays");
+            self.events_after_commit.push(Event::Model { host: host.to_string(), model: Some(model) });
+            self.schedule_drain(host);
+            self.touch(host);
             return;
         }
         book.rec.phase = HostPhase::Fallback;
         tracing::info!(host, sampled = book.rec.sampled, "sample below min_sample: jusText alone");
         self.events_after_commit.push(Event::Model { host: host.to_string(), model: None });
         self.schedule_drain(host);
+        self.touch(host);
+    }
+
+    /// Count a page extracted with `host`'s model of `generation` (`missed`: no template on the
+    /// page, or rejected by the guard), in fetch order from the model's sample on (the sample's
+    /// own pages show how the model fits the site). At the end of each `[learn] relearn_window`
+    /// pages, a window
+    /// whose missed share is `relearn_miss_rise` above the model's first window sends the host
+    /// back to sampling: the site changed, the model is learned again from fresh pages (at
+    /// most `max_relearns` times).
+    fn watch_model(&mut self, host: &str, generation: u32, missed: bool) {
+        let learn = &self.cfg.learn;
+        let (window, rise, max_relearns) = (learn.relearn_window as u64, learn.relearn_miss_rise, learn.max_relearns);
+        let book = self.book(host);
+        // Pages extracted with an earlier model (in flight when the host was sampled again) do
+        // not count for the new one.
+        if window == 0 || book.rec.phase != HostPhase::Learned || generation != book.rec.relearned {
+            return;
+        }
+        book.rec.window_pages += 1;
+        book.rec.window_missed += u64::from(missed);
+        if book.rec.window_pages < window {
+            return;
+        }
+        let share = book.rec.window_missed as f64 / book.rec.window_pages as f64;
+        (book.rec.window_pages, book.rec.window_missed) = (0, 0);
+        let Some(baseline) = book.rec.baseline_missed_share else {
+            book.rec.baseline_missed_share = Some(share);
+            return;
+        };
+        if share < baseline + rise || book.rec.relearned >= max_relearns {
+            return;
+        }
+        book.rec.phase = HostPhase::Sampling;
+        book.rec.sampled = 0;
+        book.rec.relearned += 1;
+        book.rec.baseline_missed_share = None;
+        tracing::info!(host, missed_share = share, baseline, "the model stopped matching: sampling the host again");
+        self.events_after_commit.push(Event::Resample { host: host.to_string() });
         self.touch(host);
     }
 
@@ -450,7 +507,8 @@ impl Committer {
                     book.rec.sampled += 1;
                     if book.rec.sampled == sample_size && book.rec.phase == HostPhase::Sampling && !book.learning {
                         book.learning = true;
-                        self.after_commit.push(WorkItem::Learn { host: host.clone() });
+                        let generation = book.rec.relearned;
+                        self.after_commit.push(WorkItem::Learn { host: host.clone(), generation });
                     }
                 }
                 self.schedule_drain(&host);
@@ -576,6 +634,9 @@ impl Committer {
                 self.book(host).rec.model_rejected += 1;
                 self.counters.model_rejected += 1;
             }
+        }
+        if let Some(generation) = ex.model_generation {
+            self.watch_model(host, generation, ex.model_use != ModelUse::Applied);
         }
         if ex.paragraphs.is_empty() {
             self.discard(host, Discard::NoMainText);

@@ -559,6 +559,16 @@ impl<F: Fetch> Dispatcher<F> {
                     self.hosts[idx].model = ModelState::Ready(model);
                 }
             }
+            Event::Resample { host } => {
+                if let Some(&idx) = self.index.get(&host) {
+                    let h = &mut self.hosts[idx];
+                    h.model = ModelState::Sampling;
+                    h.dry_sent = false;
+                    if h.outstanding == 0 {
+                        self.check_dry(idx);
+                    }
+                }
+            }
             Event::Finished(_) => {}
         }
     }

@@ -166,6 +166,9 @@ pub enum WorkItem {
     Learn {
         /// Host key.
         host: String,
+        /// The model's [`DomainModel::generation`](crate::domain::DomainModel::generation):
+        /// the host's re-learnings so far.
+        generation: u32,
     },
     /// Extract every page of `host` waiting in the state, in crawl order, with `model`.
     Drain {
@@ -242,6 +245,12 @@ pub enum Event {
         host: String,
         /// The model.
         model: Option<Arc<DomainModel>>,
+    },
+    /// A host's model stopped matching its pages: dispatch keeps the host's next pages for a
+    /// fresh sample, from which the model is re-learned.
+    Resample {
+        /// Host key.
+        host: String,
     },
     /// The committer stopped; its final state is durable (or the error that stopped it).
     Finished(Result<(), String>),

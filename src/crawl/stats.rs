@@ -44,6 +44,14 @@ pub fn report(state: &CrawlState, host: Option<&str>) -> Result<String, StoreErr
                         n => format!("{:.0}%", 100.0 * rec.model_matched as f64 / n as f64),
                     }
                 );
+                let _ = writeln!(
+                    out,
+                    "  model age: {} pages fetched since it was learned · re-learned {} times · first window \
+                     missed {}",
+                    rec.fetched.saturating_sub(rec.model_since_fetched),
+                    rec.relearned,
+                    rec.baseline_missed_share.map_or("-".to_string(), |s| format!("{:.0}%", 100.0 * s)),
+                );
                 out.push_str(&model.summary());
             }
             None => out.push_str("  no model learned (yet)\n"),

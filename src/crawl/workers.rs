@@ -98,11 +98,11 @@ fn work(ctx: &WorkerContext, item: WorkItem, commit: &Sender<CommitMsg>) -> Comm
             };
             CommitMsg::Page(Box::new(PageDone { host, ticket, entry, result }))
         }
-        WorkItem::Learn { host } => {
+        WorkItem::Learn { host, generation } => {
             if ctx.stop.load(Ordering::Relaxed) {
                 return CommitMsg::Learned { host, model: None };
             }
-            catch_unwind(AssertUnwindSafe(|| learn_and_extract(ctx, &host, commit))).unwrap_or_else(|_| {
+            catch_unwind(AssertUnwindSafe(|| learn_and_extract(ctx, &host, generation, commit))).unwrap_or_else(|_| {
                 tracing::error!(host, "learning panicked; the sample is learned again on resume");
                 CommitMsg::Learned { host, model: None }
             })
@@ -170,7 +170,7 @@ fn extract_parsed(
 /// Learn `host`'s model from its sample and extract the sample with it, parsing each page
 /// once: [`CommitMsg::Learned`], then one [`CommitMsg::Drained`] per sampled page (the
 /// returned message is the last). `Learned` without a model when the state cannot be read.
-fn learn_and_extract(ctx: &WorkerContext, host: &str, commit: &Sender<CommitMsg>) -> CommitMsg {
+fn learn_and_extract(ctx: &WorkerContext, host: &str, generation: u32, commit: &Sender<CommitMsg>) -> CommitMsg {
     let sample = match ctx.state.waiting_pages(host, ctx.learn.sample_size) {
         Ok(s) => s,
         Err(e) => {
@@ -179,8 +179,9 @@ fn learn_and_extract(ctx: &WorkerContext, host: &str, commit: &Sender<CommitMsg>
         }
     };
     let (docs, blocks) = parse_sample(sample.iter().map(|s| s.html.as_str()), ctx.learn.max_sample_nodes);
-    let model = learn_documents(host, &docs, &blocks, ctx.language.as_deref(), &ctx.justext, &ctx.learn);
-    tracing::info!(host, pages = docs.len(), goldminer = model.goldminer.is_some(), "domain model learned");
+    let mut model = learn_documents(host, &docs, &blocks, ctx.language.as_deref(), &ctx.justext, &ctx.learn);
+    model.generation = generation;
+    tracing::info!(host, pages = docs.len(), goldminer = model.goldminer.is_some(), generation, "domain model learned");
     let model = Arc::new(model);
     let learned = CommitMsg::Learned { host: host.to_string(), model: Some(Box::new((*model).clone())) };
     if commit.send(learned).is_err() {

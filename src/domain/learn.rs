@@ -121,6 +121,7 @@ fn learn_unchecked(
         goldminer,
         stadynot,
         rejected: Vec::new(),
+        generation: 0,
     }
 }
 

@@ -49,6 +49,10 @@ pub struct DomainModel {
     /// ([`learn::validate`]), with the reason.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub rejected: Vec<RejectedPart>,
+    /// How many models of the host came before this one in the crawl (0: the first; a host's
+    /// model is re-learned when it stops matching, `[learn] relearn_window`).
+    #[serde(default)]
+    pub generation: u32,
 }
 
 /// A learned part of a [`DomainModel`] that failed the held-out check and is not used.
@@ -72,6 +76,7 @@ impl Default for DomainModel {
             goldminer: None,
             stadynot: StaticNoiseModel::default(),
             rejected: Vec::new(),
+            generation: 0,
         }
     }
 }
@@ -160,6 +165,17 @@ pub struct LearnParams {
     /// Check the learned model on held-out pages of its own sample and drop the GoldMiner
     /// templates and static keys that would take main text ([`learn::validate`]). Default true.
     pub held_out_check: bool,
+    /// Pages per window over which a crawl watches its model: after each `relearn_window`
+    /// pages extracted with a host's model, the share of them that the model missed (no
+    /// template on the page, or rejected by the per-page guard) is compared with that share
+    /// over the first window after learning. 0 turns re-learning off. Default 100.
+    pub relearn_window: usize,
+    /// How much the missed share of a window may exceed that of the model's first window
+    /// before the host is sampled again and its model re-learned from the fresh sample (a
+    /// redesign: the model stops matching). Default 0.3.
+    pub relearn_miss_rise: f64,
+    /// Most re-learnings of one host in a crawl. Default 3.
+    pub max_relearns: u32,
     /// GoldMiner learning thresholds.
     pub goldminer: GoldMinerParams,
     /// StaDyNoT thresholds (static share, α, β).
@@ -173,6 +189,9 @@ impl Default for LearnParams {
             min_sample: 10,
             max_sample_nodes: 400_000,
             held_out_check: true,
+            relearn_window: 100,
+            relearn_miss_rise: 0.3,
+            max_relearns: 3,
             goldminer: GoldMinerParams::default(),
             stadynot: StaDyNoTParams::default(),
         }

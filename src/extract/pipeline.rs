@@ -63,6 +63,8 @@ pub struct PageExtraction {
     /// How the host's model took part (the default extractor; the others report
     /// [`ModelUse::Applied`] whenever a model is given).
     pub model_use: ModelUse,
+    /// The [`DomainModel::generation`] of the model given, if any.
+    pub model_generation: Option<u32>,
 }
 
 /// How a host's [`DomainModel`] took part in one page's extraction.
@@ -215,6 +217,7 @@ pub fn extract_document(
         paragraphs,
         blocks: blocks.len(),
         model_use,
+        model_generation: model.map(|m| m.generation),
     })
 }
 

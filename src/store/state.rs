@@ -89,6 +89,22 @@ pub struct HostRecord {
     /// emptied or halved them (`ModelUse::Rejected`).
     #[serde(default)]
     pub model_rejected: u64,
+    /// Times the host's model was re-learned because it stopped matching.
+    #[serde(default)]
+    pub relearned: u32,
+    /// `fetched` when the current model was learned (its age is `fetched` minus this).
+    #[serde(default)]
+    pub model_since_fetched: u64,
+    /// The current window of pages extracted with the model: pages, and those it missed
+    /// (no template on the page, or rejected by the guard).
+    #[serde(default)]
+    pub window_pages: u64,
+    /// See `window_pages`.
+    #[serde(default)]
+    pub window_missed: u64,
+    /// The missed share of the model's first full window (`None` before it).
+    #[serde(default)]
+    pub baseline_missed_share: Option<f64>,
 }
 
 impl HostRecord {
