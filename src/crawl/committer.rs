@@ -350,14 +350,17 @@ impl Committer {
     }
 
     /// A host ran dry (or was given up) while sampling: learn from at least `min_sample`
-    /// pages, else jusText alone for its waiting and later pages.
+    /// pages (a full `sample_size` when it is sampled again to re-learn its model), else
+    /// jusText alone (or the earlier model) for its waiting and later pages.
     fn host_dry(&mut self, host: &str) {
-        let min_sample = self.cfg.learn.min_sample as u64;
+        let (min_sample, sample_size) = (self.cfg.learn.min_sample as u64, self.cfg.learn.sample_size as u64);
         let book = self.book(host);
         if book.rec.phase != HostPhase::Sampling || book.learning {
             return;
         }
-        if book.rec.sampled >= min_sample && book.rec.sampled > 0 {
+        // A host sampled again replaces its model only with one learned from a full sample.
+        let needed = if book.model.is_some() { sample_size } else { min_sample };
+        if book.rec.sampled >= needed && book.rec.sampled > 0 {
             book.learning = true;
             let generation = book.rec.relearned;
             self.after_commit.push(WorkItem::Learn { host: host.to_string(), generation });
@@ -365,7 +368,7 @@ impl Committer {
             return;
         }
         if let Some(model) = book.model.clone() {
-            // Sampled again, but too few new pages came: the earlier model stays.
+            // Sampled again, but fewer than `sample_size` new pages came: the earlier model stays.
             book.rec.phase = HostPhase::Learned;
             (book.rec.window_pages, book.rec.window_missed) = (0, 0);
             book.rec.baseline_missed_share = None;
