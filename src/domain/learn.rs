@@ -555,23 +555,7 @@ mod tests {
         use crate::extract::ExtractorKind;
         let Some(pages) = freepressokc_pages(3) else { return };
         let settings = ExtractSettings { language: Some("English".into()), ..ExtractSettings::default() };
-        let model = |sample_drop| DomainModel {
-            host: "guard".into(),
-            goldminer: Some(GoldMinerModel {
-                begin: vec!["<div class=\"guard-begin\">".into(), "</div>".into()],
-                end: vec!["<div class=\"guard-end\">".into()],
-                parent: "html > body".into(),
-                support: 3,
-                begin_support: 3,
-                end_support: 3,
-                pages_used: 3,
-                repeated_paragraphs: 0,
-                repeated: Vec::new(),
-                alternatives: Vec::new(),
-                sample_drop,
-            }),
-            ..DomainModel::default()
-        };
+        let model = guard_model;
         let mut checked = 0;
         for page in &pages {
             let body = page.html.find("<body").expect("a body tag");
@@ -599,6 +583,28 @@ mod tests {
             checked += 1;
         }
         assert!(checked >= 2, "{checked} pages with a cut in the middle of the article");
+    }
+
+    /// A model whose one template runs from `<div class="guard-begin"></div>` to
+    /// `<div class="guard-end">`, which the guard tests put into real pages.
+    fn guard_model(sample_drop: Option<f64>) -> DomainModel {
+        DomainModel {
+            host: "guard".into(),
+            goldminer: Some(GoldMinerModel {
+                begin: vec!["<div class=\"guard-begin\">".into(), "</div>".into()],
+                end: vec!["<div class=\"guard-end\">".into()],
+                parent: "html > body".into(),
+                support: 3,
+                begin_support: 3,
+                end_support: 3,
+                pages_used: 3,
+                repeated_paragraphs: 0,
+                repeated: Vec::new(),
+                alternatives: Vec::new(),
+                sample_drop,
+            }),
+            ..DomainModel::default()
+        }
     }
 
     fn freepressokc_pages(n: usize) -> Option<Vec<SamplePage>> {
@@ -665,23 +671,7 @@ mod tests {
         use crate::extract::ExtractorKind;
         let Some(pages) = freepressokc_pages(3) else { return };
         let settings = ExtractSettings { language: Some("English".into()), ..ExtractSettings::default() };
-        let model = DomainModel {
-            host: "guard".into(),
-            goldminer: Some(GoldMinerModel {
-                begin: vec!["<div class=\"guard-begin\">".into(), "</div>".into()],
-                end: vec!["<div class=\"guard-end\">".into()],
-                parent: "html > body".into(),
-                support: 3,
-                begin_support: 3,
-                end_support: 3,
-                pages_used: 3,
-                repeated_paragraphs: 0,
-                repeated: Vec::new(),
-                alternatives: Vec::new(),
-                sample_drop: None,
-            }),
-            ..DomainModel::default()
-        };
+        let model = guard_model(None);
         for page in &pages {
             let body = page.html.find("<body").expect("a body tag");
             let at = body + page.html[body..].find('>').expect("end of the body tag") + 1;

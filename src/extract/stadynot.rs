@@ -648,7 +648,8 @@ mod tests {
             }
             out
         }
-        let sites = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/sites");
+        let data = std::env::var("WEBCORPUS_DATA").unwrap_or_else(|_| "../shared/data".into());
+        let sites = std::path::Path::new(&data).join("../sites");
         let mut pages = 0;
         for site in std::fs::read_dir(&sites).expect("../shared/sites").flatten() {
             let mut files: Vec<_> = walk_html(&site.path());
