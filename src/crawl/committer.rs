@@ -51,6 +51,8 @@ struct HostBook {
     deferred: VecDeque<Box<PageDone>>,
     learning: bool,
     draining: bool,
+    /// The model stopped matching during a drain: sample the host again once it is over.
+    resample_after_drain: bool,
     model: Option<Arc<DomainModel>>,
 }
 
@@ -63,6 +65,7 @@ impl HostBook {
             deferred: VecDeque::new(),
             learning: false,
             draining: false,
+            resample_after_drain: false,
             model: None,
         }
     }
@@ -334,6 +337,9 @@ impl Committer {
                         while let Some(done) = self.book(&host).deferred.pop_front() {
                             self.apply_page(*done)?;
                         }
+                        if self.book(&host).resample_after_drain && !self.book(&host).draining {
+                            self.resample(&host);
+                        }
                     }
                 }
             }
@@ -388,10 +394,10 @@ impl Committer {
     /// Count a page extracted with `host`'s model of `generation` (`missed`: no template on the
     /// page, or rejected by the guard), in fetch order from the model's sample on (the sample's
     /// own pages show how the model fits the site). At the end of each `[learn] relearn_window`
-    /// pages, a window
-    /// whose missed share is `relearn_miss_rise` above the model's first window sends the host
-    /// back to sampling: the site changed, the model is learned again from fresh pages (at
-    /// most `max_relearns` times).
+    /// pages, a window whose missed share is `relearn_miss_rise` above the model's first window
+    /// sends the host back to sampling ([`Committer::resample`]; after the drain in progress,
+    /// which must not take the fresh sample's pages): the site changed, the model is learned
+    /// again from fresh pages (at most `max_relearns` times).
     fn watch_model(&mut self, host: &str, generation: u32, missed: bool) {
         let learn = &self.cfg.learn;
         let (window, rise, max_relearns) = (learn.relearn_window as u64, learn.relearn_miss_rise, learn.max_relearns);
@@ -415,11 +421,22 @@ impl Committer {
         if share < baseline + rise || book.rec.relearned >= max_relearns {
             return;
         }
+        tracing::info!(host, missed_share = share, baseline, "the model stopped matching: sampling the host again");
+        if book.draining {
+            book.resample_after_drain = true;
+        } else {
+            self.resample(host);
+        }
+    }
+
+    /// Send `host` back to sampling: dispatch keeps its next pages for a fresh sample.
+    fn resample(&mut self, host: &str) {
+        let book = self.book(host);
+        book.resample_after_drain = false;
         book.rec.phase = HostPhase::Sampling;
         book.rec.sampled = 0;
         book.rec.relearned += 1;
         book.rec.baseline_missed_share = None;
-        tracing::info!(host, missed_share = share, baseline, "the model stopped matching: sampling the host again");
         self.events_after_commit.push(Event::Resample { host: host.to_string() });
         self.touch(host);
     }
