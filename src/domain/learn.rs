@@ -188,12 +188,7 @@ pub fn validate(
             unlearned_labels[p] = Some(unlearned.clone());
             if let Some(g) = &fold_model.goldminer {
                 if let Some((t, range)) = goldminer::matching_template(&docs[p], &blocks[p], g) {
-                    let inside: Vec<Label> = unlearned
-                        .iter()
-                        .enumerate()
-                        .map(|(i, l)| if range.contains(&i) { *l } else { Label::Bad })
-                        .collect();
-                    let harmed = 2 * kept_words(&blocks[p], &inside) < kept;
+                    let harmed = stretch_drop(&blocks[p], &unlearned, &range) > 0.5;
                     let template = fold_templates[t];
                     let entry = templates.entry((template.begin.clone(), template.end.clone())).or_default();
                     entry.0 += 1;
