@@ -49,6 +49,47 @@ pub enum TrainCommand {
     Boilernet(TrainBoilernetArgs),
     /// The article-vs-other page classifier (an MLP over page features).
     Classifier(TrainClassifierArgs),
+    /// The default extractor's combiner: boosted trees over every cheap extractor's block
+    /// label, the markup's hints and the block's text statistics.
+    Combiner(TrainCombinerArgs),
+}
+
+/// `webcorpus train combiner`: the default extractor's block combiner on the sets' gold block
+/// labels (training sites only; held-out sites, `eval::dataset::is_holdout_site`, are scored
+/// and never trained on). Defaults are the shipped model's (`models/README.md`).
+#[derive(Debug, clap::Args)]
+pub struct TrainCombinerArgs {
+    /// Sets to train on (names under the data directory, or directories), comma-separated.
+    #[arg(long, value_delimiter = ',', required = true)]
+    pub data: Vec<PathBuf>,
+    /// Where to write the model (JSON).
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Number of trees.
+    #[arg(long, default_value_t = 200)]
+    pub trees: usize,
+    /// Maximum tree depth.
+    #[arg(long, default_value_t = 6)]
+    pub depth: usize,
+    /// Shrinkage per tree.
+    #[arg(long, default_value_t = 0.1)]
+    pub lr: f32,
+    /// Probability of main content at which a block is kept.
+    #[arg(long, default_value_t = 0.5)]
+    pub threshold: f32,
+    /// Seed of the row sampling.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// A block weighs its words / its page's words^P: 0 weighs every word the same, 1 every
+    /// page.
+    #[arg(long, default_value_t = 0.5)]
+    pub page_power: f64,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Configuration file (for [eval] data_dir).
+    #[arg(long, default_value = "config.toml")]
+    pub config: PathBuf,
 }
 
 /// `webcorpus train boilernet`: BoilerNet (Leonhardt et al. 2020) on the sets' gold block

@@ -172,13 +172,15 @@ pub fn validate(
     let mut keys: HashMap<String, (usize, usize)> = HashMap::new();
     // The unlearned default's labels of every sample page (each is held out once).
     let mut unlearned_labels: Vec<Option<Vec<Label>>> = vec![None; docs.len()];
+    // The default extractor's unlearned labels: the shipped combiner's (the rules if it is broken).
+    let combiner = crate::extract::combiner::shipped().ok();
     for fold in 0..2 {
         let (train, test): (Vec<usize>, Vec<usize>) = (0..docs.len()).partition(|i| i % 2 != fold);
         let fold_model = learn_subset(model, docs, blocks, &train, justext_params, params);
         let fold_templates: Vec<&GoldMinerModel> =
             fold_model.goldminer.iter().flat_map(|g| std::iter::once(g).chain(&g.alternatives)).collect();
         for &p in &test {
-            let Ok((unlearned, _)) = default_labels(&docs[p], &blocks[p], &plain, &params.stadynot) else {
+            let Ok((unlearned, _)) = default_labels(&docs[p], &blocks[p], &plain, &params.stadynot, combiner) else {
                 continue;
             };
             let kept = kept_words(&blocks[p], &unlearned);

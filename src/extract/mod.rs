@@ -8,6 +8,7 @@
 
 pub mod boilerpipe;
 pub mod bte;
+pub mod combiner;
 pub mod content_root;
 pub mod files;
 pub mod goldminer;
@@ -87,6 +88,9 @@ pub enum ExtractorKind {
     /// host's learned GoldMiner stretch, minus static noise (see `pipeline`).
     #[default]
     Default,
+    /// The default without its learned combiner: the rule-based vote alone (see `pipeline`).
+    #[serde(rename = "rules")]
+    Rules,
     /// jusText (Pomikálek 2011).
     #[serde(rename = "justext")]
     JusText,
@@ -113,8 +117,9 @@ pub enum ExtractorKind {
 
 impl ExtractorKind {
     /// All kinds, in the order the CLI lists them.
-    pub const ALL: [ExtractorKind; 8] = [
+    pub const ALL: [ExtractorKind; 9] = [
         ExtractorKind::Default,
+        ExtractorKind::Rules,
         ExtractorKind::JusText,
         ExtractorKind::GoldMiner,
         ExtractorKind::StaDyNoT,
@@ -128,6 +133,7 @@ impl ExtractorKind {
     pub fn name(self) -> &'static str {
         match self {
             ExtractorKind::Default => "default",
+            ExtractorKind::Rules => "rules",
             ExtractorKind::JusText => "justext",
             ExtractorKind::GoldMiner => "goldminer",
             ExtractorKind::StaDyNoT => "stadynot",
@@ -140,7 +146,10 @@ impl ExtractorKind {
 
     /// True for extractors that need a learned [`DomainModel`] to do more than jusText.
     pub fn uses_model(self) -> bool {
-        matches!(self, ExtractorKind::Default | ExtractorKind::GoldMiner | ExtractorKind::StaDyNoT)
+        matches!(
+            self,
+            ExtractorKind::Default | ExtractorKind::Rules | ExtractorKind::GoldMiner | ExtractorKind::StaDyNoT
+        )
     }
 }
 

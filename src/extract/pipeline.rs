@@ -8,6 +8,7 @@
 //! the host has a [`DomainModel`] (see `default_labels`).
 
 use crate::domain::DomainModel;
+use crate::extract::combiner::{self, CombinerModel};
 use crate::extract::content_root;
 use crate::extract::goldminer::{self, GoldMiner};
 use crate::extract::justext::{JusText, JusTextParams};
@@ -190,8 +191,12 @@ pub fn extract_document(
         ExtractorKind::JusText => JusText.classify(doc, blocks, &ctx)?,
         ExtractorKind::GoldMiner => GoldMiner.classify(doc, blocks, &ctx)?,
         ExtractorKind::StaDyNoT => StaDyNoT::new(settings.stadynot.clone()).classify(doc, blocks, &ctx)?,
-        ExtractorKind::Default => {
-            let (labels, used) = default_labels(doc, blocks, &ctx, &settings.stadynot)?;
+        ExtractorKind::Default | ExtractorKind::Rules => {
+            let combiner = match kind {
+                ExtractorKind::Default => Some(combiner::shipped().map_err(ExtractError::Model)?),
+                _ => None,
+            };
+            let (labels, used) = default_labels(doc, blocks, &ctx, &settings.stadynot, combiner)?;
             model_use = used;
             labels
         }
@@ -265,13 +270,24 @@ pub fn default_labels(
     blocks: &[Block],
     ctx: &ExtractContext<'_>,
     params: &StaDyNoTParams,
+    combiner: Option<&CombinerModel>,
 ) -> Result<(Vec<Label>, ModelUse), ExtractError> {
-    // The unlearned vote, always: it is the answer without a model and the guard with one.
-    let boilerpipe_labels = crate::extract::boilerpipe::article_labels(doc, blocks);
-    let plain = ExtractContext { model: None, ..*ctx };
-    let justext_labels = JusText.classify(doc, blocks, &plain)?;
-    let stadynot_labels = StaDyNoT::new(params.clone()).classify(doc, blocks, &plain)?;
-    let unlearned = content_root::refine(doc, blocks, &votes(&[&justext_labels, &boilerpipe_labels, &stadynot_labels]));
+    // The unlearned labels, always: they are the answer without a model and the guard with one.
+    let (justext_labels, boilerpipe_labels, stadynot_labels, unlearned) = match combiner {
+        Some(model) => {
+            let inputs = combiner::inputs(doc, blocks, ctx.stoplist, ctx.justext, params)?;
+            let labels = model.labels(&inputs);
+            (inputs.justext, inputs.boilerpipe, inputs.stadynot, labels)
+        }
+        None => {
+            let boilerpipe = crate::extract::boilerpipe::article_labels(doc, blocks);
+            let plain = ExtractContext { model: None, ..*ctx };
+            let justext = JusText.classify(doc, blocks, &plain)?;
+            let stadynot = StaDyNoT::new(params.clone()).classify(doc, blocks, &plain)?;
+            let refined = content_root::refine(doc, blocks, &votes(&[&justext, &boilerpipe, &stadynot]));
+            (justext, boilerpipe, stadynot, refined)
+        }
+    };
     let Some(model) = ctx.model else {
         return Ok((unlearned, ModelUse::None));
     };
@@ -293,7 +309,7 @@ pub fn default_labels(
     // jusText; inside a learned stretch GoldMiner's lenient jusText (its labels are also kept
     // without the vote, step 5).
     let stretch_justext = stretch.as_ref().map(|(range, g)| goldminer::stretch_labels(blocks, range.clone(), g, ctx));
-    let mut labels = if stretch_justext.is_none() && !has_static {
+    let mut labels = if combiner.is_some() || (stretch_justext.is_none() && !has_static) {
         unlearned.clone()
     } else {
         let learned_stadynot =

@@ -203,7 +203,7 @@ const CONTENT_ITEMPROPS: &[&str] = &["articlebody", "text", "maincontentofpage",
 /// The lowercase ASCII-alphanumeric words of each class name and of the id of `el`:
 /// `class="post-comments Sidebar_x"` gives `[["post", "comments"], ["sidebar", "x"]]`; a BEM
 /// modifier is left out (`Report__Section--Ads` gives `[["report", "section"]]`).
-fn class_words(el: &Element) -> Vec<Vec<String>> {
+pub(crate) fn class_words(el: &Element) -> Vec<Vec<String>> {
     let mut out = Vec::new();
     for value in el.attr("class").into_iter().chain(el.attr("id")) {
         for name in value.split_whitespace() {
@@ -526,35 +526,51 @@ fn sum_up(nodes: &mut [NodeInfo]) {
 /// jusText, Boilerpipe and StaDyNoT keep block `i`, 0–3): the majority (≥ 2), then rules 1–9
 /// of the module doc.
 pub fn refine(doc: &Document, blocks: &[Block], votes: &[u8]) -> Vec<Label> {
+    refine_with_root(doc, blocks, votes).0
+}
+
+/// [`refine`], and the content root it found.
+pub fn refine_with_root(doc: &Document, blocks: &[Block], votes: &[u8]) -> (Vec<Label>, ContentRoot) {
     let voted: Vec<bool> = votes.iter().map(|&v| v >= 2).collect();
     let root = ContentRoot::find(doc, blocks, &voted);
-    if root.voted_words == 0 {
-        return root.marked_content_fallback(blocks);
+    let labels = root.labels(blocks, votes, &voted);
+    (labels, root)
+}
+
+impl ContentRoot {
+    /// Rules 1–9 on the votes, with this root.
+    fn labels(&self, blocks: &[Block], votes: &[u8], voted: &[bool]) -> Vec<Label> {
+        let root = self;
+        if root.voted_words == 0 {
+            return root.marked_content_fallback(blocks);
+        }
+        let mut labels: Vec<Label> = blocks
+            .iter()
+            .enumerate()
+            .map(|(i, block)| {
+                let keep = !root.in_boilerplate(i)
+                    && root.in_root(i)
+                    && (voted[i]
+                        || (votes[i] >= 1
+                            && block.link_density() < MAX_LENIENT_LINK_DENSITY
+                            && root.in_marked_content(i)));
+                if keep {
+                    Label::Good
+                } else {
+                    Label::Bad
+                }
+            })
+            .collect();
+        tail::drop_tail_headings(blocks, &mut labels);
+        tail::drop_detached_tail(blocks, &mut labels);
+        tail::drop_link_lead_ins(blocks, &mut labels);
+        tail::drop_detached_head(blocks, &mut labels);
+        drop_link_lines(blocks, &mut labels);
+        if labels.iter().all(|l| !l.is_good()) {
+            return root.marked_content_fallback(blocks);
+        }
+        labels
     }
-    let mut labels: Vec<Label> = blocks
-        .iter()
-        .enumerate()
-        .map(|(i, block)| {
-            let keep = !root.in_boilerplate(i)
-                && root.in_root(i)
-                && (voted[i]
-                    || (votes[i] >= 1 && block.link_density() < MAX_LENIENT_LINK_DENSITY && root.in_marked_content(i)));
-            if keep {
-                Label::Good
-            } else {
-                Label::Bad
-            }
-        })
-        .collect();
-    tail::drop_tail_headings(blocks, &mut labels);
-    tail::drop_detached_tail(blocks, &mut labels);
-    tail::drop_link_lead_ins(blocks, &mut labels);
-    tail::drop_detached_head(blocks, &mut labels);
-    drop_link_lines(blocks, &mut labels);
-    if labels.iter().all(|l| !l.is_good()) {
-        return root.marked_content_fallback(blocks);
-    }
-    labels
 }
 
 /// Rule 9: kept blocks that are mostly link text (link density at least

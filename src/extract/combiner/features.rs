@@ -1,0 +1,351 @@
+//! The combiner's block features: per block, every cheap extractor's label, what the page's
+//! markup says about the block's element ([`ContentRoot`]), the block's own text statistics and
+//! the same for its neighbours. The principal function is [`block_features`]; the columns are
+//! named in [`FEATURE_NAMES`], all finite and roughly in 0–1 or a logarithm of a count.
+
+use crate::extract::content_root::{class_words, ContentRoot};
+use crate::extract::justext::stopword_density;
+use crate::extract::stoplist::Stoplist;
+use crate::html::Document;
+use crate::model::{Block, Label, ParagraphKind};
+use rustc_hash::FxHashMap as HashMap;
+
+/// The names of the feature columns, in order ([`block_features`] fills them).
+pub const FEATURE_NAMES: &[&str] = &[
+    "justext_good",
+    "justext_cf_good",
+    "justext_cf_near_good",
+    "justext_cf_short",
+    "boilerpipe_good",
+    "stadynot_good",
+    "bte_good",
+    "votes",
+    "refined_good",
+    "in_boilerplate",
+    "in_root",
+    "in_marked_content",
+    "log_words",
+    "link_density",
+    "heading",
+    "list_item",
+    "in_list_or_table",
+    "stopword_density",
+    "ends_sentence",
+    "digit_share",
+    "position",
+    "words_before",
+    "log_blocks",
+    "log_page_words",
+    "refined_share",
+    "path_depth",
+    "prev_refined",
+    "next_refined",
+    "prev_justext",
+    "next_justext",
+    "window_refined",
+    "prev_link_density",
+    "next_link_density",
+    "log_gap_to_refined",
+    "path_p",
+    "path_pre",
+    "path_blockquote",
+    "path_td",
+    "path_li",
+    "path_form",
+    "mean_word_chars",
+    "upper_start",
+    "path_mates_refined",
+    "log_path_mates",
+    "comma_density",
+    "before_refined",
+    "after_refined",
+    "title_overlap",
+    "window_boilerpipe",
+    "window_stadynot",
+];
+
+/// Class/id words looked for on the block's element and its nearest [`CLASS_DEPTH`]
+/// ancestors, one column each (`class_<word>`), after [`FEATURE_NAMES`].
+pub const CLASS_WORDS: &[&str] = &[
+    "header",
+    "footer",
+    "nav",
+    "menu",
+    "sidebar",
+    "widget",
+    "comment",
+    "comments",
+    "related",
+    "share",
+    "social",
+    "title",
+    "date",
+    "time",
+    "byline",
+    "author",
+    "caption",
+    "tag",
+    "tags",
+    "breadcrumb",
+    "copyright",
+    "ad",
+    "ads",
+    "promo",
+    "newsletter",
+    "subscribe",
+    "article",
+    "content",
+    "post",
+    "entry",
+    "body",
+    "text",
+    "main",
+    "story",
+    "meta",
+    "card",
+    "teaser",
+    "list",
+    "item",
+    "summary",
+    "description",
+    "product",
+    "price",
+    "review",
+    "hidden",
+    "footnote",
+    "toc",
+    "note",
+    "info",
+    "sponsored",
+    "links",
+    "button",
+    "btn",
+    "label",
+    "lead",
+    "intro",
+    "headline",
+];
+
+const _: () = assert!(CLASS_WORDS.len() <= 64, "class words are bits of a u64");
+
+/// Element names looked for on the block's DOM path, one column each (`path_<tag>`), after
+/// [`CLASS_WORDS`].
+pub const PATH_TAGS: &[&str] =
+    &["header", "footer", "nav", "aside", "article", "main", "section", "table", "ul", "ol", "h1", "figure", "dl"];
+
+/// How many ancestors of the block's element are read for [`CLASS_WORDS`] (at most 64 words:
+/// they are bits of a `u64`).
+pub const CLASS_DEPTH: usize = 6;
+
+/// Number of columns of [`FEATURE_NAMES`].
+const NAMED: usize = FEATURE_NAMES.len();
+
+/// Number of feature columns: [`FEATURE_NAMES`], then [`CLASS_WORDS`], then [`PATH_TAGS`].
+pub const FEATURES: usize = NAMED + CLASS_WORDS.len() + PATH_TAGS.len();
+
+/// Every column's name.
+pub fn column_names() -> Vec<String> {
+    FEATURE_NAMES
+        .iter()
+        .map(|n| n.to_string())
+        .chain(CLASS_WORDS.iter().map(|w| format!("class_{w}")))
+        .chain(PATH_TAGS.iter().map(|t| format!("path_{t}")))
+        .collect()
+}
+
+/// The labels the features read, one list per extractor, each one label per block.
+#[derive(Debug, Clone, Copy)]
+pub struct Votes<'a> {
+    /// jusText after its context pass (Good or Bad).
+    pub justext: &'a [Label],
+    /// jusText's context-free classes.
+    pub justext_cf: &'a [Label],
+    /// Boilerpipe ArticleExtractor.
+    pub boilerpipe: &'a [Label],
+    /// StaDyNoT without a site model (dynamic noise).
+    pub stadynot: &'a [Label],
+    /// BTE.
+    pub bte: &'a [Label],
+    /// The default's rule-based labels ([`crate::extract::content_root::refine`]).
+    pub refined: &'a [Label],
+}
+
+fn flag(b: bool) -> f32 {
+    if b {
+        1.0
+    } else {
+        0.0
+    }
+}
+
+fn ln1p(x: usize) -> f32 {
+    (x as f32).ln_1p()
+}
+
+/// Mean of `good` over blocks `i - r ..= i + r` (the block itself included).
+fn window(labels: &[Label], i: usize, r: usize) -> f32 {
+    let lo = i.saturating_sub(r);
+    let hi = (i + r + 1).min(labels.len());
+    let n = hi - lo;
+    labels[lo..hi].iter().filter(|l| l.is_good()).count() as f32 / n.max(1) as f32
+}
+
+/// Bit `k` set when [`CLASS_WORDS`]`[k]` is a class/id word of the block's element or of one
+/// of its nearest [`CLASS_DEPTH`] ancestors; each element's own bits are computed once per
+/// page (`cache`).
+fn ancestor_class_bits(doc: &Document, b: &Block, cache: &mut HashMap<ego_tree::NodeId, u64>) -> u64 {
+    let mut bits = 0u64;
+    let mut node = doc.html.tree.get(b.element);
+    let mut depth = 0;
+    while let Some(n) = node {
+        if depth > CLASS_DEPTH {
+            break;
+        }
+        if let scraper::Node::Element(el) = n.value() {
+            bits |= *cache.entry(n.id()).or_insert_with(|| {
+                class_words(el)
+                    .iter()
+                    .flatten()
+                    .filter_map(|w| CLASS_WORDS.iter().position(|c| c == w))
+                    .fold(0u64, |acc, k| acc | (1 << k))
+            });
+            depth += 1;
+        }
+        node = n.parent();
+    }
+    bits
+}
+
+/// Lower-case alphanumeric words of `text`.
+fn word_set(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase).collect()
+}
+
+/// One row of [`FEATURES`] values per block of `doc`, `blocks.len() × FEATURES` row-major.
+/// `root` is the content root the rule-based labels were found with; `votes` the extractors'
+/// labels (each of `blocks.len()`).
+pub fn block_features(
+    doc: &Document,
+    blocks: &[Block],
+    stoplist: &Stoplist,
+    votes: &Votes<'_>,
+    root: &ContentRoot,
+) -> Vec<f32> {
+    let n = blocks.len();
+    let mut out = Vec::with_capacity(n * FEATURES);
+    let page_words: usize = blocks.iter().map(|b| b.words).sum();
+    let refined_words: usize =
+        blocks.iter().zip(votes.refined).filter(|(_, l)| l.is_good()).map(|(b, _)| b.words).sum();
+    let first_refined = votes.refined.iter().position(|l| l.is_good());
+    let last_refined = votes.refined.iter().rposition(|l| l.is_good());
+    // Distance in blocks to the nearest refined-good block, both directions.
+    let mut gap = vec![n; n];
+    let mut last = None;
+    for (i, (g, label)) in gap.iter_mut().zip(votes.refined).enumerate() {
+        if label.is_good() {
+            last = Some(i);
+        }
+        if let Some(l) = last {
+            *g = i - l;
+        }
+    }
+    last = None;
+    for i in (0..n).rev() {
+        if votes.refined[i].is_good() {
+            last = Some(i);
+        }
+        if let Some(l) = last {
+            gap[i] = gap[i].min(l - i);
+        }
+    }
+    // Blocks sharing a DOM path, and how many of their words the rules keep.
+    let mut mates: HashMap<&str, (usize, usize, usize)> = HashMap::default();
+    for (b, l) in blocks.iter().zip(votes.refined) {
+        let e = mates.entry(b.dom_path.as_str()).or_default();
+        e.0 += 1;
+        e.1 += b.words;
+        if l.is_good() {
+            e.2 += b.words;
+        }
+    }
+    let title: Vec<String> = doc.title.as_deref().map(word_set).unwrap_or_default();
+    let mut before = 0usize;
+    let mut class_cache = HashMap::default();
+    for (i, b) in blocks.iter().enumerate() {
+        let good =
+            |labels: &[Label], j: Option<usize>| flag(j.and_then(|j| labels.get(j)).is_some_and(|l| l.is_good()));
+        let (prev, next) = (i.checked_sub(1), Some(i + 1));
+        let ld = |j: Option<usize>| j.and_then(|j| blocks.get(j)).map_or(0.0, |b| b.link_density() as f32);
+        let path_has = |tags: &[&str]| flag(b.dom_path.split('.').any(|t| tags.contains(&t)));
+        let chars = b.chars.max(1) as f32;
+        let digits = b.text.chars().filter(char::is_ascii_digit).count() as f32;
+        let commas = b.text.chars().filter(|&c| matches!(c, ',' | '、' | '，')).count() as f32;
+        let last_char = b.text.chars().last().unwrap_or(' ');
+        let (m_blocks, m_words, m_kept) = mates.get(b.dom_path.as_str()).copied().unwrap_or((1, 0, 0));
+        let overlap = if title.is_empty() || b.words == 0 {
+            0.0
+        } else {
+            let words = word_set(&b.text);
+            words.iter().filter(|w| title.contains(w)).count() as f32 / words.len().max(1) as f32
+        };
+        let row: [f32; NAMED] = [
+            flag(votes.justext[i].is_good()),
+            flag(votes.justext_cf[i] == Label::Good),
+            flag(votes.justext_cf[i] == Label::NearGood),
+            flag(votes.justext_cf[i] == Label::Short),
+            flag(votes.boilerpipe[i].is_good()),
+            flag(votes.stadynot[i].is_good()),
+            flag(votes.bte[i].is_good()),
+            [votes.justext[i], votes.boilerpipe[i], votes.stadynot[i]].iter().filter(|l| l.is_good()).count() as f32
+                / 3.0,
+            flag(votes.refined[i].is_good()),
+            flag(root.in_boilerplate(i)),
+            flag(root.in_root(i)),
+            flag(root.in_marked_content(i)),
+            ln1p(b.words),
+            b.link_density() as f32,
+            flag(b.heading),
+            flag(b.kind == ParagraphKind::ListItem),
+            path_has(&["li", "dd", "dt", "td", "th"]),
+            stopword_density(&b.text, stoplist) as f32,
+            flag(matches!(last_char, '.' | '!' | '?' | '。' | '！' | '？' | '"' | '”' | ':' | ';' | ')')),
+            digits / chars,
+            i as f32 / n.max(1) as f32,
+            before as f32 / page_words.max(1) as f32,
+            ln1p(n),
+            ln1p(page_words),
+            refined_words as f32 / page_words.max(1) as f32,
+            b.dom_path.split('.').count() as f32 / 20.0,
+            good(votes.refined, prev),
+            good(votes.refined, next),
+            good(votes.justext, prev),
+            good(votes.justext, next),
+            window(votes.refined, i, 3),
+            ld(prev),
+            ld(next),
+            ln1p(gap[i]),
+            path_has(&["p"]),
+            path_has(&["pre", "code"]),
+            path_has(&["blockquote"]),
+            path_has(&["td", "th"]),
+            path_has(&["li"]),
+            path_has(&["form", "select", "button", "label", "input"]),
+            (chars / b.words.max(1) as f32).min(30.0) / 10.0,
+            flag(b.text.chars().next().is_some_and(char::is_uppercase)),
+            m_kept as f32 / m_words.max(1) as f32,
+            ln1p(m_blocks),
+            commas / b.words.max(1) as f32,
+            flag(first_refined.is_some_and(|f| i < f)),
+            flag(last_refined.is_some_and(|l| i > l)),
+            overlap,
+            window(votes.boilerpipe, i, 3),
+            window(votes.stadynot, i, 3),
+        ];
+        out.extend(row.iter().map(|v| if v.is_finite() { *v } else { 0.0 }));
+        let bits = ancestor_class_bits(doc, b, &mut class_cache);
+        out.extend((0..CLASS_WORDS.len()).map(|k| flag(bits & (1 << k) != 0)));
+        out.extend(PATH_TAGS.iter().map(|t| flag(b.dom_path.split('.').any(|x| x == *t))));
+        before += b.words;
+    }
+    out
+}

@@ -1,0 +1,179 @@
+//! The learned combiner: a block classifier over every cheap extractor's label, the page's
+//! markup hints and each block's text statistics ([`features`]), trained on the gold of the
+//! shared sets with site-grouped splits. The principal function is [`inputs`]: the unlearned
+//! votes, the rule-based labels and the feature rows of one page.
+
+pub mod features;
+
+use crate::extract::content_root;
+use crate::extract::justext::{self, JusTextParams};
+use crate::extract::stadynot::{StaDyNoT, StaDyNoTParams};
+use crate::extract::stoplist::Stoplist;
+use crate::extract::{ExtractContext, ExtractError, Extractor};
+use crate::html::Document;
+use crate::model::{Block, Label};
+use features::{block_features, Votes};
+
+/// One page's unlearned labels and combiner features.
+#[derive(Debug, Clone)]
+pub struct CombinerInputs {
+    /// jusText after its context pass.
+    pub justext: Vec<Label>,
+    /// Boilerpipe ArticleExtractor.
+    pub boilerpipe: Vec<Label>,
+    /// StaDyNoT without a site model.
+    pub stadynot: Vec<Label>,
+    /// The rule-based default ([`content_root::refine`] over the three above).
+    pub refined: Vec<Label>,
+    /// `blocks × features::FEATURES`, row-major.
+    pub features: Vec<f32>,
+}
+
+/// Run the cheap extractors on a page and compute its feature rows.
+///
+/// # Errors
+/// [`ExtractError`] from an extractor (none of these fails on a parsed page today).
+pub fn inputs(
+    doc: &Document,
+    blocks: &[Block],
+    stoplist: &Stoplist,
+    justext_params: &JusTextParams,
+    stadynot_params: &StaDyNoTParams,
+) -> Result<CombinerInputs, ExtractError> {
+    let ctx = ExtractContext { stoplist, justext: justext_params, model: None };
+    let justext_cf = justext::classify_context_free(blocks, stoplist, justext_params);
+    let justext = justext::revise(blocks, &justext_cf, justext_params);
+    let boilerpipe = crate::extract::boilerpipe::article_labels(doc, blocks);
+    let stadynot = StaDyNoT::new(stadynot_params.clone()).classify(doc, blocks, &ctx)?;
+    let bte = crate::extract::bte::Bte.classify(doc, blocks, &ctx)?;
+    let votes: Vec<u8> = (0..blocks.len())
+        .map(|i| [&justext, &boilerpipe, &stadynot].iter().filter(|l| l[i].is_good()).count() as u8)
+        .collect();
+    let (refined, root) = content_root::refine_with_root(doc, blocks, &votes);
+    let v = Votes {
+        justext: &justext,
+        justext_cf: &justext_cf,
+        boilerpipe: &boilerpipe,
+        stadynot: &stadynot,
+        bte: &bte,
+        refined: &refined,
+    };
+    let features = block_features(doc, blocks, stoplist, &v, &root);
+    Ok(CombinerInputs { justext, boilerpipe, stadynot, refined, features })
+}
+
+/// The combiner's model file: the boosted trees, the columns they read and the threshold on
+/// the probability of main content, with how it was trained.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct CombinerModel {
+    /// `"webcorpus-combiner"`.
+    pub kind: String,
+    /// Format version ([`MODEL_VERSION`]).
+    pub version: u32,
+    /// The column names ([`features::column_names`] of the build that trained it).
+    pub columns: Vec<String>,
+    /// A block is main content when its probability is at least this.
+    pub threshold: f32,
+    /// Training parameters, sets and validation scores, for the record.
+    pub provenance: serde_json::Value,
+    /// The trees.
+    pub gbdt: gbdt::Gbdt,
+}
+
+/// `kind` of a combiner model file.
+pub const MODEL_KIND: &str = "webcorpus-combiner";
+/// Version of the combiner model format.
+pub const MODEL_VERSION: u32 = 1;
+
+/// Errors of loading a combiner model.
+#[derive(Debug, thiserror::Error)]
+pub enum CombinerError {
+    /// The file could not be read.
+    #[error("cannot read combiner model {path}: {source}")]
+    Read {
+        /// The file.
+        path: std::path::PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// Not JSON of a combiner model.
+    #[error("not a combiner model: {0}")]
+    Format(#[from] serde_json::Error),
+    /// Another kind, version or feature set.
+    #[error("combiner model does not fit this build: {0}")]
+    Mismatch(String),
+}
+
+impl CombinerModel {
+    /// Parse and check a model file's text.
+    ///
+    /// # Errors
+    /// [`CombinerError::Format`] for bad JSON, [`CombinerError::Mismatch`] for another kind,
+    /// version or column list than this build computes.
+    pub fn from_json(text: &str) -> Result<CombinerModel, CombinerError> {
+        let model: CombinerModel = serde_json::from_str(text)?;
+        if model.kind != MODEL_KIND || model.version != MODEL_VERSION {
+            return Err(CombinerError::Mismatch(format!(
+                "{} version {}, this build reads {MODEL_KIND} version {MODEL_VERSION}",
+                model.kind, model.version
+            )));
+        }
+        if model.columns != features::column_names() || model.gbdt.features != features::FEATURES {
+            return Err(CombinerError::Mismatch("its feature columns differ from this build's".into()));
+        }
+        Ok(model)
+    }
+
+    /// Load and check a model file.
+    ///
+    /// # Errors
+    /// As [`CombinerModel::from_json`], and [`CombinerError::Read`].
+    pub fn load(path: &std::path::Path) -> Result<CombinerModel, CombinerError> {
+        let text =
+            std::fs::read_to_string(path).map_err(|source| CombinerError::Read { path: path.to_path_buf(), source })?;
+        CombinerModel::from_json(&text)
+    }
+
+    /// Probability of main content per block of `inputs`.
+    pub fn probabilities(&self, inputs: &CombinerInputs) -> Vec<f32> {
+        inputs
+            .features
+            .chunks_exact(features::FEATURES)
+            .map(|row| 1.0 / (1.0 + (-self.gbdt.logit(row)).exp()))
+            .collect()
+    }
+
+    /// The combiner's labels for a page: blocks at or above the threshold are Good. When it
+    /// keeps nothing and the rule-based labels keep something, the rule-based labels stand (a
+    /// learned model never empties a page the rules give text).
+    pub fn labels(&self, inputs: &CombinerInputs) -> Vec<Label> {
+        let labels: Vec<Label> = self
+            .probabilities(inputs)
+            .into_iter()
+            .map(|p| if p >= self.threshold { Label::Good } else { Label::Bad })
+            .collect();
+        if labels.iter().any(|l| l.is_good()) {
+            labels
+        } else {
+            inputs.refined.clone()
+        }
+    }
+}
+
+/// The bytes of `models/combiner.json`, the shipped model.
+pub static SHIPPED_JSON: &str = include_str!("../../../models/combiner.json");
+
+/// The shipped model, parsed once.
+///
+/// # Errors
+/// A message when the embedded model does not fit this build (a build problem: retrain it).
+pub fn shipped() -> Result<&'static CombinerModel, String> {
+    static SHIPPED: std::sync::OnceLock<Result<CombinerModel, String>> = std::sync::OnceLock::new();
+    SHIPPED
+        .get_or_init(|| CombinerModel::from_json(SHIPPED_JSON).map_err(|e| e.to_string()))
+        .as_ref()
+        .map_err(Clone::clone)
+}
+
+pub mod gbdt;
+pub mod train;
