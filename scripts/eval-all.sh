@@ -55,14 +55,16 @@ for set in "$data"/*/; do
   done
   echo "evaluating $name ..." >&2
   WEBCORPUS_DATA="$data" target/release/webcorpus eval --data "$set" --leave-one-out \
-    --json "target/eval/$name.json" "${extra[@]}" "${refs[@]}" >>"$tables"
+    --combiner-cv models/combiner-cv --json "target/eval/$name.json" "${extra[@]}" "${refs[@]}" \
+    | grep -v '^The default.s combiner is cross-validated' >>"$tables"
   # The same on the held-out sites only: the learned models (boilernet, the page classifier)
   # never saw them in training, so these rows compare every extractor fairly.
   WEBCORPUS_DATA="$data" target/release/webcorpus eval --data "$set" --split holdout \
     --json "target/eval/$name.holdout.json" "${refs[@]}" | sed 's/^### \([^ ]*\) /### \1, held-out sites /' >>"$holdout"
   # Learned against unlearned, per host with at least 5 pages (the default only).
   WEBCORPUS_DATA="$data" target/release/webcorpus eval --data "$set" --extractor default --leave-one-out \
-    --per-site --min-sample 5 | sed 's/^### \([^ ]*\) /### \1, hosts with 5 or more pages /' >>"$learning"
+    --per-site --min-sample 5 --combiner-cv models/combiner-cv \
+    | grep -v '^The default.s combiner is cross-validated' | sed 's/^### \([^ ]*\) /### \1, hosts with 5 or more pages /' >>"$learning"
 done
 secs=$(( $(date +%s) - start ))
 cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//' || echo unknown)
@@ -101,6 +103,10 @@ site's other pages only). Do not edit by hand: run the script again.
   settings per tool are in \`target/reference/<tool>/meta.json\`) and scored here by the same
   scorer (\`webcorpus eval --reference\`). Their pages/s and MB/s are one-thread Python CPU timings
   of the extraction call alone (bytes in, text out), taken with the tool run alone under \`nice\`.
+* **default** is the rule-based vote (the row **rules**) refined by a learned block combiner
+  (\`models/README.md\`). In the all-pages and learning tables every page is extracted with the
+  combiner trained without its site (\`--combiner-cv models/combiner-cv\`: five site folds), so
+  its rows there are held out everywhere; in the held-out tables it is the shipped model.
 * Rows marked ↳ are sites with at least \`[learn] min_sample\` pages; the other sites are pooled.
 * **boilernet** is a learned model trained on the training sites of cleaneval, cleanportaleval,
   l3s-gn1 and modern2026-dev (\`models/README.md\`): its rows in the first tables include pages

@@ -84,6 +84,10 @@ pub struct TrainCombinerArgs {
     /// page.
     #[arg(long, default_value_t = 0.5)]
     pub page_power: f64,
+    /// Also train one model per site fold (`eval::dataset::site_fold`; fold K's sites held
+    /// out) into DIR/fold-K.json, for `webcorpus eval --combiner-cv DIR`.
+    #[arg(long, value_name = "DIR")]
+    pub cv: Option<PathBuf>,
     /// Worker threads (default: all cores).
     #[arg(long)]
     pub threads: Option<usize>,
@@ -334,6 +338,11 @@ pub struct EvalArgs {
     /// (`eval::reference`; made by scripts/reference-tools.sh). Repeatable.
     #[arg(long, value_name = "NAME=DIR")]
     pub reference: Vec<crate::eval::reference::Reference>,
+    /// Site-grouped cross-validation of the default's combiner: DIR holds the fold models of
+    /// `webcorpus train combiner --cv DIR`, and each page is extracted with the model trained
+    /// without its site's fold, so no page is judged by a combiner that saw its site.
+    #[arg(long, value_name = "DIR")]
+    pub combiner_cv: Option<PathBuf>,
     /// Configuration file (for [justext], [learn], [crawl] language, [eval] data_dir).
     #[arg(long, default_value = "config.toml")]
     pub config: PathBuf,

@@ -14,6 +14,7 @@ use webcorpus::config::Config;
 use webcorpus::crawl::stats::report;
 use webcorpus::crawl::CrawlOptions;
 use webcorpus::domain::{learn::learn, DomainModel, SamplePage};
+use webcorpus::extract::combiner::CombinerModel;
 use webcorpus::extract::files::read_page;
 use webcorpus::extract::pipeline::{ExtractSettings, ModelUse};
 use webcorpus::extract::warc_input::{is_warc, read_warc};
@@ -330,7 +331,17 @@ fn eval(args: EvalArgs) -> Result<()> {
     let config = load_config(&args.config)?;
     let sets = dataset::resolve_sets(&config.data_dir(), &args.data)?;
     let extractors = if args.extractor.is_empty() { ExtractorKind::ALL.to_vec() } else { args.extractor };
+    let combiner_folds = match &args.combiner_cv {
+        Some(dir) => Some(std::sync::Arc::new(
+            (0..dataset::SITE_FOLDS)
+                .map(|k| CombinerModel::load(&dir.join(format!("fold-{k}.json"))))
+                .collect::<Result<Vec<_>, _>>()
+                .with_context(|| format!("reading the fold models of {} (train combiner --cv)", dir.display()))?,
+        )),
+        None => None,
+    };
     let opts = run::EvalOptions {
+        combiner_folds,
         extractors,
         leave_one_out: args.leave_one_out,
         limit: args.limit,
@@ -341,6 +352,12 @@ fn eval(args: EvalArgs) -> Result<()> {
             ..config.learn.clone()
         },
     };
+    if let Some(dir) = &args.combiner_cv {
+        println!(
+            "The default's combiner is cross-validated: each page is extracted with the model of {} trained without its site's fold.\n",
+            dir.display()
+        );
+    }
     let mut reports = Vec::new();
     for dir in sets {
         let mut set = dataset::Dataset::load(&dir)?;
@@ -478,8 +495,6 @@ fn train_classifier(args: TrainClassifierArgs) -> Result<()> {
     Ok(())
 }
 
-/// `webcorpus train boilernet`: load and label the sets, train with a progress bar and
-/// per-epoch validation, write the best epoch's model with its provenance.
 /// `webcorpus train combiner`: label the blocks, fit the trees on the training sites, print
 /// the held-out comparison with the rule-based default, write the model.
 fn train_combiner(args: TrainCombinerArgs) -> Result<()> {
@@ -506,7 +521,7 @@ fn train_combiner(args: TrainCombinerArgs) -> Result<()> {
         ..GbdtParams::default()
     };
     let started = std::time::Instant::now();
-    let (model, scores) = train(&data, &params, args.threshold, args.page_power, threads);
+    let (model, scores) = train(&data, &params, args.threshold, args.page_power, 0, threads);
     println!(
         "trained {} trees in {:.1}s; held-out sites, word-weighted block P / R / F1:",
         args.trees,
@@ -521,9 +536,26 @@ fn train_combiner(args: TrainCombinerArgs) -> Result<()> {
     let json = serde_json::to_string(&model)?;
     std::fs::write(&args.out, json).with_context(|| format!("writing {}", args.out.display()))?;
     println!("wrote {}", args.out.display());
+    if let Some(dir) = &args.cv {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        for fold in 0..webcorpus::eval::dataset::SITE_FOLDS {
+            let started = std::time::Instant::now();
+            // Fold 0 is the model above (the shipped model's split).
+            let fold_model = match fold {
+                0 => model.clone(),
+                _ => train(&data, &params, args.threshold, args.page_power, fold, threads).0,
+            };
+            let path = dir.join(format!("fold-{fold}.json"));
+            std::fs::write(&path, serde_json::to_string(&fold_model)?)
+                .with_context(|| format!("writing {}", path.display()))?;
+            println!("fold {fold}: trained in {:.1}s, wrote {}", started.elapsed().as_secs_f64(), path.display());
+        }
+    }
     Ok(())
 }
 
+/// `webcorpus train boilernet`: load and label the sets, train with a progress bar and
+/// per-epoch validation, write the best epoch's model with its provenance.
 fn train_boilernet(args: TrainBoilernetArgs) -> Result<()> {
     use indicatif::{ProgressBar, ProgressStyle};
     use webcorpus::boilernet::train::{load_pages, train, TrainEvent, TrainOptions};

@@ -655,6 +655,14 @@ impl Committer {
                 self.counters.model_rejected += 1;
             }
         }
+        if let Some(share) = ex.model_share.filter(|&share| share < 0.5) {
+            self.counters.model_halved += 1;
+            let rec = &mut self.book(host).rec;
+            rec.model_halved += 1;
+            if rec.model_halved_pages.len() < crate::store::MODEL_HALVED_LISTED {
+                rec.model_halved_pages.push((meta.url.to_string(), share));
+            }
+        }
         if let Some(generation) = ex.model_generation {
             self.watch_model(host, generation, ex.model_use != ModelUse::Applied);
         }

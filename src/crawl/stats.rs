@@ -52,6 +52,14 @@ pub fn report(state: &CrawlState, host: Option<&str>) -> Result<String, StoreErr
                     rec.relearned,
                     rec.baseline_missed_share.map_or("-".to_string(), |s| format!("{:.0}%", 100.0 * s)),
                 );
+                let _ = writeln!(
+                    out,
+                    "  pages whose learned extraction keeps less than half of the unlearned one's words: {}",
+                    rec.model_halved
+                );
+                for (url, share) in &rec.model_halved_pages {
+                    let _ = writeln!(out, "    {:>3.0}%  {}", 100.0 * share, crate::crawl::url::for_log(url));
+                }
                 out.push_str(&model.summary());
             }
             None => out.push_str("  no model learned (yet)\n"),
@@ -102,6 +110,21 @@ pub fn report(state: &CrawlState, host: Option<&str>) -> Result<String, StoreErr
     );
     let _ = writeln!(out, "duplicate paragraphs dropped (Onion): {}", c.duplicate_paragraphs);
     let _ = writeln!(out, "pages extracted without their host's model (model_rejected): {}", c.model_rejected);
+    let _ = writeln!(
+        out,
+        "pages whose learned extraction keeps less than half of the unlearned one's words: {}{}",
+        c.model_halved,
+        hosts
+            .iter()
+            .filter(|h| h.model_halved > 0)
+            .map(|h| format!(" · {} {}", h.host, h.model_halved))
+            .collect::<String>()
+    );
+    for h in hosts.iter().filter(|h| !h.model_halved_pages.is_empty()) {
+        for (url, share) in h.model_halved_pages.iter().take(3) {
+            let _ = writeln!(out, "  {:>3.0}%  {}", 100.0 * share, crate::crawl::url::for_log(url));
+        }
+    }
     let _ = writeln!(out, "dedup n-grams stored: {}", state.hash_log_len()? / 8);
     let _ = writeln!(out, "corpus bytes committed: {}", state.corpus_offset()?);
     let _ = writeln!(out, "discards by reason: {:?}", c.discards);

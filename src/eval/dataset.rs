@@ -187,7 +187,17 @@ impl Dataset {
 /// and trains on the others; `webcorpus eval --split holdout` scores every extractor on exactly
 /// these pages. `site` is [`GoldPage::site_key`], so all pages of a site are on one side.
 pub fn is_holdout_site(site: &str) -> bool {
-    xxhash_rust::xxh3::xxh3_64(site.as_bytes()) % 5 == 0
+    site_fold(site) == 0
+}
+
+/// Number of site folds of the learned models' cross-validation ([`site_fold`]).
+pub const SITE_FOLDS: usize = 5;
+
+/// The site fold of `site` ([`GoldPage::site_key`]): `xxh3_64(site) % SITE_FOLDS`. Fold 0 is
+/// the held-out side of [`is_holdout_site`]; a model trained without fold `k` judges exactly
+/// the pages of fold `k` in a site-grouped cross-validation (`webcorpus eval --combiner-cv`).
+pub fn site_fold(site: &str) -> usize {
+    (xxhash_rust::xxh3::xxh3_64(site.as_bytes()) % SITE_FOLDS as u64) as usize
 }
 
 /// Which pages of a set to evaluate, by [`is_holdout_site`] of their site.

@@ -16,18 +16,20 @@
 //! page that cannot be read counts as empty output and as a discard, never as a failure.
 
 use crate::domain::{learn, DomainModel, LearnParams, SamplePage};
-use crate::eval::dataset::{Dataset, GoldPage};
+use crate::eval::dataset::{site_fold, Dataset, GoldPage};
 use crate::eval::metrics::{
     alignment_scores, bag_of_words_prf, shingle_counts, snippet_counts, words, CharsKept, Prf, ShingleCounts,
     SnippetCounts,
 };
 use crate::eval::report::{RowReport, SetReport};
+use crate::extract::combiner::CombinerModel;
 use crate::extract::pipeline::{extract_html, ExtractSettings};
 use crate::extract::ExtractorKind;
 use crate::model::join_paragraphs;
 use serde::Serialize;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
 
 /// What to evaluate and how.
@@ -45,6 +47,10 @@ pub struct EvalOptions {
     pub settings: ExtractSettings,
     /// Learning parameters (`[learn]`; `min_sample` decides which sites get a model).
     pub learn: LearnParams,
+    /// Site-grouped cross-validation of the combiner: one model per site fold
+    /// ([`site_fold`]), model `k` trained without fold `k`; a page of fold `k` is extracted
+    /// with model `k`. `None`: `settings.combiner` for every page.
+    pub combiner_folds: Option<Arc<Vec<CombinerModel>>>,
 }
 
 impl EvalOptions {
@@ -58,6 +64,7 @@ impl EvalOptions {
             threads: std::thread::available_parallelism().map_or(2, |n| n.get()),
             settings: ExtractSettings::default(),
             learn: LearnParams::default(),
+            combiner_folds: None,
         }
     }
 }
@@ -256,9 +263,19 @@ pub fn evaluate_set(set: &Dataset, opts: &EvalOptions) -> SetReport {
     }
     let variants = Variant::all(&opts.extractors, opts.leave_one_out);
     let models = learn_models(&set, opts, &variants);
+    let fold_settings: Vec<ExtractSettings> = opts
+        .combiner_folds
+        .iter()
+        .flat_map(|folds| folds.iter())
+        .map(|m| ExtractSettings { combiner: Some(Arc::new(m.clone())), ..opts.settings.clone() })
+        .collect();
     let per_page: Vec<Vec<PageResult>> = par_map(set.pages.len(), opts.threads, |i| {
         let page = &set.pages[i];
         let html = set.read_html(page);
+        let settings = match fold_settings.len() {
+            0 => &opts.settings,
+            n => &fold_settings[site_fold(&page.site_key()) % n],
+        };
         variants
             .iter()
             .map(|v| {
@@ -268,7 +285,7 @@ pub fn evaluate_set(set: &Dataset, opts: &EvalOptions) -> SetReport {
                     ModelMode::LeaveOneOut => models.loo.get(&i),
                 };
                 match &html {
-                    Ok(html) => extract_and_score(page, html, v.kind, model, &opts.settings),
+                    Ok(html) => extract_and_score(page, html, v.kind, model, settings),
                     Err(e) => discarded(page, e.to_string(), model.is_some()),
                 }
             })

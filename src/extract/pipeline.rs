@@ -32,6 +32,10 @@ pub struct ExtractSettings {
     pub tree_filter: TreeFilterParams,
     /// The BoilerNet model (`[boilernet]`).
     pub boilernet: crate::boilernet::BoilernetConfig,
+    /// The default extractor's block combiner; `None` = the shipped model
+    /// ([`combiner::shipped`]). Evaluation sets another to judge pages by a model that never
+    /// saw their site.
+    pub combiner: Option<std::sync::Arc<CombinerModel>>,
 }
 
 impl ExtractSettings {
@@ -44,6 +48,7 @@ impl ExtractSettings {
             stadynot: config.learn.stadynot.clone(),
             tree_filter: config.tree_filter.clone(),
             boilernet: config.boilernet.clone(),
+            combiner: None,
         }
     }
 }
@@ -66,6 +71,11 @@ pub struct PageExtraction {
     pub model_use: ModelUse,
     /// The [`DomainModel::generation`] of the model given, if any.
     pub model_generation: Option<u32>,
+    /// The default extractor with a host model whose GoldMiner stretch or static keys apply
+    /// to the page: the words the learned labels keep over the words the unlearned default
+    /// keeps (before the per-page guard; below 0.5 the model would halve the page). `None`
+    /// otherwise.
+    pub model_share: Option<f64>,
 }
 
 /// How a host's [`DomainModel`] took part in one page's extraction.
@@ -187,18 +197,23 @@ pub fn extract_document(
     let stoplist = stoplist_for(language, &language_sample(blocks));
     let ctx = ExtractContext { stoplist: &stoplist, justext: &settings.justext, model };
     let mut model_use = if model.is_some() { ModelUse::Applied } else { ModelUse::None };
+    let mut model_share = None;
     let labels = match kind {
         ExtractorKind::JusText => JusText.classify(doc, blocks, &ctx)?,
         ExtractorKind::GoldMiner => GoldMiner.classify(doc, blocks, &ctx)?,
         ExtractorKind::StaDyNoT => StaDyNoT::new(settings.stadynot.clone()).classify(doc, blocks, &ctx)?,
         ExtractorKind::Default | ExtractorKind::Rules => {
             let combiner = match kind {
-                ExtractorKind::Default => Some(combiner::shipped().map_err(ExtractError::Model)?),
+                ExtractorKind::Default => Some(match &settings.combiner {
+                    Some(model) => model.as_ref(),
+                    None => combiner::shipped().map_err(ExtractError::Model)?,
+                }),
                 _ => None,
             };
-            let (labels, used) = default_labels(doc, blocks, &ctx, &settings.stadynot, combiner)?;
-            model_use = used;
-            labels
+            let default = default_labels(doc, blocks, &ctx, &settings.stadynot, combiner)?;
+            model_use = default.model_use;
+            model_share = default.model_share;
+            default.labels
         }
         ExtractorKind::Bte => crate::extract::bte::Bte.classify(doc, blocks, &ctx)?,
         ExtractorKind::Boilerpipe => crate::extract::boilerpipe::Boilerpipe.classify(doc, blocks, &ctx)?,
@@ -223,7 +238,20 @@ pub fn extract_document(
         blocks: blocks.len(),
         model_use,
         model_generation: model.map(|m| m.generation),
+        model_share,
     })
+}
+
+/// The default pipeline's answer for one page ([`default_labels`]).
+#[derive(Debug, Clone)]
+pub struct DefaultLabels {
+    /// One label per block.
+    pub labels: Vec<Label>,
+    /// How the host's model took part.
+    pub model_use: ModelUse,
+    /// With a model that changed the labels: words kept by the learned labels over words kept
+    /// by the unlearned ones (before the guard; see [`PageExtraction::model_share`]).
+    pub model_share: Option<f64>,
 }
 
 /// The default pipeline's labels: a majority vote of three extractors' block labels, cut to
@@ -247,6 +275,10 @@ pub fn extract_document(
 ///    templates is not discarded, as GoldMiner does, but voted on whole); inside it, a block
 ///    that GoldMiner keeps (step 1) is kept even without the vote, and StaDyNoT static noise
 ///    is dropped.
+///
+/// With `combiner` (the `default` extractor; `None` is `rules`), the combiner's labels
+/// ([`CombinerModel::labels`], over steps 1–4 and more) replace the vote of steps 1–4 and step
+/// 5 applies to them.
 ///    (CleanPortalEval word F1 0.973 → 0.981, leave-one-out 0.980; the sets without site
 ///    models are unchanged.)
 ///
@@ -271,7 +303,7 @@ pub fn default_labels(
     ctx: &ExtractContext<'_>,
     params: &StaDyNoTParams,
     combiner: Option<&CombinerModel>,
-) -> Result<(Vec<Label>, ModelUse), ExtractError> {
+) -> Result<DefaultLabels, ExtractError> {
     // The unlearned labels, always: they are the answer without a model and the guard with one.
     let (justext_labels, boilerpipe_labels, stadynot_labels, unlearned) = match combiner {
         Some(model) => {
@@ -288,8 +320,9 @@ pub fn default_labels(
             (justext, boilerpipe, stadynot, refined)
         }
     };
+    let plain = |labels: Vec<Label>, model_use: ModelUse| DefaultLabels { labels, model_use, model_share: None };
     let Some(model) = ctx.model else {
-        return Ok((unlearned, ModelUse::None));
+        return Ok(plain(unlearned, ModelUse::None));
     };
 
     let gold_miner = model.goldminer.as_ref();
@@ -304,7 +337,7 @@ pub fn default_labels(
     let has_static = !model.stadynot.keys.is_empty();
     let used = if gold_miner.is_some() && stretch.is_none() { ModelUse::Unmatched } else { ModelUse::Applied };
     if stretch.is_none() && !has_static {
-        return Ok((unlearned, used));
+        return Ok(plain(unlearned, used));
     }
     // jusText; inside a learned stretch GoldMiner's lenient jusText (its labels are also kept
     // without the vote, step 5).
@@ -339,19 +372,19 @@ pub fn default_labels(
             static_noise = Some(flags);
         }
     }
+    let unlearned_words = kept_words(blocks, &unlearned);
+    let model_share = (unlearned_words > 0).then(|| kept_words(blocks, &labels) as f64 / unlearned_words as f64);
     // The per-page guard: a model never empties or halves what the unlearned default keeps,
     // nor cuts a page far more than its template cut the sample.
-    if guard_rejects(blocks, &labels, &unlearned, static_noise.as_deref()) {
-        return Ok((unlearned, ModelUse::Rejected));
-    }
-    if let (Some((range, _)), Some(expected)) = (&stretch, sample_drop) {
-        if stretch_drop(blocks, &unlearned, range) > expected + MODEL_DROP_MARGIN
-            && 3 * dropped_like_kept(blocks, &labels, &unlearned) > kept_words(blocks, &unlearned)
-        {
-            return Ok((unlearned, ModelUse::Rejected));
-        }
-    }
-    Ok((labels, used))
+    let rejected = guard_rejects(blocks, &labels, &unlearned, static_noise.as_deref())
+        || stretch.as_ref().zip(sample_drop).is_some_and(|((range, _), expected)| {
+            stretch_drop(blocks, &unlearned, range) > expected + MODEL_DROP_MARGIN
+                && 3 * dropped_like_kept(blocks, &labels, &unlearned) > unlearned_words
+        });
+    Ok(match rejected {
+        true => DefaultLabels { labels: unlearned, model_use: ModelUse::Rejected, model_share },
+        false => DefaultLabels { labels, model_use: used, model_share },
+    })
 }
 
 /// Words of the blocks that `unlearned` keeps and `learned` drops whose DOM path is that of a

@@ -15,7 +15,10 @@ mod state;
 
 pub use memory::MemoryStore;
 pub use sled_store::SledStore;
-pub use state::{Counters, CrawlState, FrontierEntry, HostPhase, HostRecord, SampledPage, StateBatch, STATE_VERSION};
+pub use state::{
+    Counters, CrawlState, FrontierEntry, HostPhase, HostRecord, SampledPage, StateBatch, MODEL_HALVED_LISTED,
+    STATE_VERSION,
+};
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

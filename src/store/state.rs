@@ -89,6 +89,14 @@ pub struct HostRecord {
     /// emptied or halved them (`ModelUse::Rejected`).
     #[serde(default)]
     pub model_rejected: u64,
+    /// Pages whose learned extraction kept less than half of the words of the unlearned
+    /// default (a gold-free check of the model; the guard rejected some of them, see
+    /// `PageExtraction::model_share`).
+    #[serde(default)]
+    pub model_halved: u64,
+    /// The first [`MODEL_HALVED_LISTED`] of those pages: URL and the share of words kept.
+    #[serde(default)]
+    pub model_halved_pages: Vec<(String, f64)>,
     /// Times the host's model was re-learned because it stopped matching.
     #[serde(default)]
     pub relearned: u32,
@@ -158,7 +166,14 @@ pub struct Counters {
     /// them.
     #[serde(default)]
     pub model_rejected: u64,
+    /// Pages whose learned extraction kept less than half of the unlearned default's words
+    /// ([`HostRecord::model_halved`], summed).
+    #[serde(default)]
+    pub model_halved: u64,
 }
+
+/// How many pages per host [`HostRecord::model_halved_pages`] lists.
+pub const MODEL_HALVED_LISTED: usize = 20;
 
 /// The typed crawl state over a [`Store`].
 #[derive(Clone)]

@@ -27,6 +27,8 @@ pub struct CombinerInputs {
     pub refined: Vec<Label>,
     /// `blocks × features::FEATURES`, row-major.
     pub features: Vec<f32>,
+    /// Per block: in a comment section below an article ([`content_root::ContentRoot::in_comments`]).
+    pub comments: Vec<bool>,
 }
 
 /// Run the cheap extractors on a page and compute its feature rows.
@@ -59,7 +61,8 @@ pub fn inputs(
         refined: &refined,
     };
     let features = block_features(doc, blocks, stoplist, &v, &root);
-    Ok(CombinerInputs { justext, boilerpipe, stadynot, refined, features })
+    let comments = (0..blocks.len()).map(|i| root.in_comments(i)).collect();
+    Ok(CombinerInputs { justext, boilerpipe, stadynot, refined, features, comments })
 }
 
 /// The combiner's model file: the boosted trees, the columns they read and the threshold on
@@ -143,14 +146,17 @@ impl CombinerModel {
             .collect()
     }
 
-    /// The combiner's labels for a page: blocks at or above the threshold are Good. When it
-    /// keeps nothing and the rule-based labels keep something, the rule-based labels stand (a
-    /// learned model never empties a page the rules give text).
+    /// The combiner's labels for a page: blocks at or above the threshold are Good, except
+    /// comments below an article, which are never main text (the training sets disagree:
+    /// CleanEval's annotators kept them, the others did not). When it keeps nothing and the
+    /// rule-based labels keep something, the rule-based labels stand (a learned model never
+    /// empties a page the rules give text).
     pub fn labels(&self, inputs: &CombinerInputs) -> Vec<Label> {
         let labels: Vec<Label> = self
             .probabilities(inputs)
             .into_iter()
-            .map(|p| if p >= self.threshold { Label::Good } else { Label::Bad })
+            .zip(&inputs.comments)
+            .map(|(p, &comment)| if p >= self.threshold && !comment { Label::Good } else { Label::Bad })
             .collect();
         if labels.iter().any(|l| l.is_good()) {
             labels
@@ -177,3 +183,54 @@ pub fn shipped() -> Result<&'static CombinerModel, String> {
 
 pub mod gbdt;
 pub mod train;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A model whose every block scores `logit` (one leaf).
+    fn constant(logit: f32) -> CombinerModel {
+        let mut model = shipped().expect("shipped model").clone();
+        model.gbdt = gbdt::Gbdt { features: features::FEATURES, base: logit, trees: Vec::new() };
+        model
+    }
+
+    fn inputs_of(refined: Vec<Label>, comments: Vec<bool>) -> CombinerInputs {
+        let n = refined.len();
+        CombinerInputs {
+            justext: vec![Label::Bad; n],
+            boilerpipe: vec![Label::Bad; n],
+            stadynot: vec![Label::Bad; n],
+            refined,
+            features: vec![0.0; n * features::FEATURES],
+            comments,
+        }
+    }
+
+    #[test]
+    fn comments_below_an_article_are_never_kept_and_an_empty_answer_gives_way() {
+        let keep_all = constant(3.0);
+        let inp = inputs_of(vec![Label::Bad, Label::Good, Label::Bad], vec![false, false, true]);
+        assert_eq!(keep_all.labels(&inp), vec![Label::Good, Label::Good, Label::Bad]);
+        // A combiner that keeps nothing leaves the rule-based labels.
+        assert_eq!(constant(-3.0).labels(&inp), inp.refined);
+    }
+
+    #[test]
+    fn a_model_of_another_feature_set_is_refused() {
+        let text = SHIPPED_JSON.replacen("\"columns\":[\"", "\"columns\":[\"renamed_", 1);
+        assert!(matches!(CombinerModel::from_json(&text), Err(CombinerError::Mismatch(_))));
+        let text = SHIPPED_JSON.replacen(MODEL_KIND, "another-kind", 1);
+        assert!(matches!(CombinerModel::from_json(&text), Err(CombinerError::Mismatch(_))));
+        let err = CombinerModel::load(std::path::Path::new("/nonexistent/combiner.json")).unwrap_err();
+        assert!(err.to_string().contains("/nonexistent/combiner.json"), "{err}");
+    }
+
+    /// The shipped model is the fold-0 model of the cross-validation files (one training run).
+    #[test]
+    fn the_shipped_model_is_fold_zero() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models/combiner-cv");
+        let fold0 = CombinerModel::load(&dir.join("fold-0.json")).expect("fold 0 loads");
+        assert_eq!(&fold0, shipped().expect("shipped model"));
+    }
+}

@@ -2,15 +2,19 @@
 //! page is parsed, segmented and run through the cheap extractors ([`super::inputs`]), its
 //! blocks labelled from the gold ([`crate::boilernet::labels`]: the word alignment that `eval`
 //! scores with, or the snippets), and the boosted trees fitted on the blocks of the training
-//! sites, each block weighted by its words (the scores count words). Held-out sites
-//! ([`is_holdout_site`]) are never trained on; [`train`] reports, per set, the held-out blocks'
-//! word-weighted P/R/F1 of the combiner next to the rule-based default's.
+//! sites, each block weighted by its words (the scores count words). The sites of the held-out
+//! fold ([`site_fold`]; fold 0 for the shipped model, the sites of [`is_holdout_site`]) are
+//! never trained on; [`train`] reports, per set, the held-out blocks' word-weighted P/R/F1 of
+//! the combiner next to the rule-based default's. One model per fold is a site-grouped
+//! cross-validation: `webcorpus eval --combiner-cv` judges each page by the model of its fold.
 
 use super::features::{column_names, FEATURES};
 use super::gbdt::{Gbdt, GbdtParams};
 use super::{inputs, CombinerModel, MODEL_KIND, MODEL_VERSION};
 use crate::boilernet::labels::{gold_labels, snippet_labels};
-use crate::eval::dataset::{is_holdout_site, Dataset};
+#[cfg(doc)]
+use crate::eval::dataset::is_holdout_site;
+use crate::eval::dataset::{site_fold, Dataset};
 use crate::eval::run::par_map;
 use crate::extract::justext::JusTextParams;
 use crate::extract::stadynot::StaDyNoTParams;
@@ -32,8 +36,8 @@ pub struct BlockData {
     pub refined: Vec<bool>,
     /// Index of the block's set in [`BlockData::sets`].
     pub set: Vec<u16>,
-    /// The block's site is held out.
-    pub holdout: Vec<bool>,
+    /// The site fold of the block's page ([`site_fold`]).
+    pub fold: Vec<u8>,
     /// Set names.
     pub sets: Vec<String>,
     /// Pages read per set, and pages with at least one labelled block.
@@ -59,10 +63,10 @@ pub fn load_blocks(sets: &[Dataset], threads: usize) -> BlockData {
             let stoplist = stoplist_for(None, &language_sample(&blocks));
             let inp = inputs(&doc, &blocks, &stoplist, &jt, &sd).ok()?;
             let words: Vec<usize> = blocks.iter().map(|b| b.words).collect();
-            Some((is_holdout_site(&page.site_key()), labels, inp, words))
+            Some((site_fold(&page.site_key()) as u8, labels, inp, words))
         });
         let mut labelled_pages = 0;
-        for (holdout, labels, inp, words) in pages.iter().flatten() {
+        for (fold, labels, inp, words) in pages.iter().flatten() {
             labelled_pages += usize::from(labels.iter().any(Option::is_some));
             let page_words: usize =
                 labels.iter().zip(words).filter(|(l, _)| l.is_some()).map(|(_, w)| (*w).max(1)).sum();
@@ -74,7 +78,7 @@ pub fn load_blocks(sets: &[Dataset], threads: usize) -> BlockData {
                 data.page_words.push(page_words.max(1) as f32);
                 data.refined.push(inp.refined[i].is_good());
                 data.set.push(s as u16);
-                data.holdout.push(*holdout);
+                data.fold.push(*fold);
             }
         }
         data.pages.push((set.pages.len(), labelled_pages));
@@ -114,7 +118,8 @@ pub struct HoldoutScore {
     pub rules: (f64, f64, f64),
 }
 
-/// Fit the combiner on the training blocks of `data` and score it on the held-out ones. A
+/// Fit the combiner on the blocks of `data` outside site fold `held_out` and score it on the
+/// blocks of that fold (fold 0: the shipped model's split, [`is_holdout_site`]). A
 /// block weighs its words divided by its page's labelled words to the power `page_power`
 /// (0: every word weighs the same, as the micro scores count; 1: every page weighs the same,
 /// as the page-averaged shingle scores count).
@@ -123,9 +128,11 @@ pub fn train(
     params: &GbdtParams,
     threshold: f32,
     page_power: f64,
+    held_out: usize,
     threads: usize,
 ) -> (CombinerModel, Vec<HoldoutScore>) {
-    let train_idx: Vec<usize> = (0..data.targets.len()).filter(|&i| !data.holdout[i]).collect();
+    let held = |i: usize| usize::from(data.fold[i]) == held_out;
+    let train_idx: Vec<usize> = (0..data.targets.len()).filter(|&i| !held(i)).collect();
     let mut rows = Vec::with_capacity(train_idx.len() * FEATURES);
     for &i in &train_idx {
         rows.extend_from_slice(&data.rows[i * FEATURES..(i + 1) * FEATURES]);
@@ -143,7 +150,7 @@ pub fn train(
         .iter()
         .enumerate()
         .map(|(s, name)| {
-            let select = |i: usize| data.holdout[i] && usize::from(data.set[i]) == s;
+            let select = |i: usize| held(i) && usize::from(data.set[i]) == s;
             HoldoutScore {
                 set: name.clone(),
                 blocks: (0..data.targets.len()).filter(|&i| select(i)).count(),
@@ -162,6 +169,7 @@ pub fn train(
             "training_blocks": train_idx.len(),
             "params": params,
             "page_power": page_power,
+            "held_out_fold": held_out,
             "holdout": scores,
         }),
         gbdt,

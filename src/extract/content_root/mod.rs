@@ -322,6 +322,8 @@ pub struct ContentRoot {
     root: Option<usize>,
     /// Per element: under a boilerplate element that is not a page wrapper (rule 1).
     in_boilerplate: Vec<bool>,
+    /// Per element: in a comment section or comment below an article (part of rule 1).
+    in_comments: Vec<bool>,
     /// Per element: inside the root (rule 2).
     in_root: Vec<bool>,
     /// Per element: under a content-marked element with [`CONTENT_SHARE`] of the words.
@@ -389,6 +391,7 @@ impl ContentRoot {
             in_comment[i] = parent || info.hints.comment;
         }
         let article_with_comments = voted_words.saturating_sub(comment_words) >= COMMENT_ARTICLE_WORDS;
+        let in_comments: Vec<bool> = in_comment.iter().map(|&c| c && article_with_comments).collect();
         let mut in_boilerplate = vec![false; nodes.len()];
         for (i, info) in nodes.iter().enumerate() {
             let parent = info.parent.is_some_and(|p| in_boilerplate[p]);
@@ -428,7 +431,7 @@ impl ContentRoot {
             in_root[i] = in_root[i] || pr || root == Some(i);
             in_content[i] = pc || (info.hints.content && share(info, CONTENT_SHARE));
         }
-        ContentRoot { nodes, block_node, voted_words, root, in_boilerplate, in_root, in_content }
+        ContentRoot { nodes, block_node, voted_words, root, in_boilerplate, in_comments, in_root, in_content }
     }
 
     /// Words of the voted blocks under the content root (0 without a root).
@@ -443,6 +446,12 @@ impl ContentRoot {
     /// True when block `i` sits in a boilerplate-marked element that is not a page wrapper.
     pub fn in_boilerplate(&self, i: usize) -> bool {
         self.flag(&self.in_boilerplate, i)
+    }
+
+    /// True when block `i` sits in a comment section or comment below an article: not main
+    /// text (a page that is all comments, a thread, keeps them).
+    pub fn in_comments(&self, i: usize) -> bool {
+        self.flag(&self.in_comments, i)
     }
 
     /// True when block `i` is inside the content root (true for every block without a root).
