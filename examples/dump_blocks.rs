@@ -1,6 +1,6 @@
 //! Development aid: dump the combiner's block features with gold labels as TSV on stdout.
 //! `cargo run --release --example dump_blocks -- ../shared/data/cleaneval ...`
-use webcorpus::boilernet::labels::{gold_labels, snippet_labels};
+use webcorpus::boilernet::labels::page_labels;
 use webcorpus::eval::dataset::{is_holdout_site, Dataset};
 use webcorpus::extract::combiner::{features::column_names, inputs};
 use webcorpus::extract::stoplist::{language_sample, stoplist_for};
@@ -21,10 +21,7 @@ fn main() {
             let blocks = segment(&doc);
             let stoplist = stoplist_for(None, &language_sample(&blocks));
             let inp = inputs(&doc, &blocks, &stoplist, &Default::default(), &Default::default()).expect("inputs");
-            let gold = match &page.text {
-                Some(t) => gold_labels(&blocks, t),
-                None => snippet_labels(&blocks, &page.with, &page.without),
-            };
+            let Some(gold) = page_labels(page, &blocks) else { continue };
             let site = page.site_key();
             let k = column_names().len();
             for (i, b) in blocks.iter().enumerate() {

@@ -345,7 +345,7 @@ fn eval(args: EvalArgs) -> Result<()> {
         extractors,
         leave_one_out: args.leave_one_out,
         limit: args.limit,
-        threads: args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1),
+        threads: worker_threads(args.threads),
         settings: ExtractSettings::from_config(&config),
         learn: webcorpus::domain::LearnParams {
             min_sample: args.min_sample.unwrap_or(config.learn.min_sample).max(1),
@@ -383,14 +383,10 @@ fn train_classifier(args: TrainClassifierArgs) -> Result<()> {
     use indicatif::{ProgressBar, ProgressStyle};
     use webcorpus::classify::data::{load_pages, Split};
     use webcorpus::classify::train::{ablation, confusion_by_type, evaluate, train, TrainOptions};
-    use webcorpus::eval::dataset::{resolve_sets, Dataset};
     const FOCUS: &str = "modern2026-dev";
     let config = load_config(&args.config)?;
-    let sets = resolve_sets(&config.data_dir(), &args.data)?
-        .iter()
-        .map(|d| Dataset::load(d))
-        .collect::<Result<Vec<_>, _>>()?;
-    let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
+    let sets = load_sets(&config, &args.data)?;
+    let threads = worker_threads(args.threads);
     let style = ProgressStyle::with_template("{prefix:>8} [{bar:30}] {pos}/{len} {msg}")
         .expect("valid template")
         .progress_chars("=> ");
@@ -498,15 +494,11 @@ fn train_classifier(args: TrainClassifierArgs) -> Result<()> {
 /// `webcorpus train combiner`: label the blocks, fit the trees on the training sites, print
 /// the held-out comparison with the rule-based default, write the model.
 fn train_combiner(args: TrainCombinerArgs) -> Result<()> {
-    use webcorpus::eval::dataset::{resolve_sets, Dataset};
     use webcorpus::extract::combiner::gbdt::GbdtParams;
     use webcorpus::extract::combiner::train::{load_blocks, train};
     let config = load_config(&args.config)?;
-    let sets = resolve_sets(&config.data_dir(), &args.data)?
-        .iter()
-        .map(|d| Dataset::load(d))
-        .collect::<Result<Vec<_>, _>>()?;
-    let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
+    let sets = load_sets(&config, &args.data)?;
+    let threads = worker_threads(args.threads);
     let started = std::time::Instant::now();
     let data = load_blocks(&sets, threads);
     println!("labelled {} blocks in {:.1}s:", data.targets.len(), started.elapsed().as_secs_f64());
@@ -560,13 +552,9 @@ fn train_boilernet(args: TrainBoilernetArgs) -> Result<()> {
     use indicatif::{ProgressBar, ProgressStyle};
     use webcorpus::boilernet::train::{load_pages, train, TrainEvent, TrainOptions};
     use webcorpus::boilernet::NetConfig;
-    use webcorpus::eval::dataset::{resolve_sets, Dataset};
     let config = load_config(&args.config)?;
-    let sets = resolve_sets(&config.data_dir(), &args.data)?
-        .iter()
-        .map(|d| Dataset::load(d))
-        .collect::<Result<Vec<_>, _>>()?;
-    let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
+    let sets = load_sets(&config, &args.data)?;
+    let threads = worker_threads(args.threads);
     let started = std::time::Instant::now();
     let (pages, stats) = load_pages(&sets, args.limit, threads);
     println!(
@@ -652,4 +640,15 @@ fn train_boilernet(args: TrainBoilernetArgs) -> Result<()> {
     let size = std::fs::metadata(&args.out).map(|m| m.len()).unwrap_or(0);
     println!("model written to {} ({size} bytes)", args.out.display());
     Ok(())
+}
+
+/// `--threads`, or one worker per core.
+fn worker_threads(threads: Option<usize>) -> usize {
+    threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1)
+}
+
+/// The training sets named by `--data` (names under the data directory, or directories).
+fn load_sets(config: &Config, data: &[std::path::PathBuf]) -> Result<Vec<webcorpus::eval::dataset::Dataset>> {
+    use webcorpus::eval::dataset::{resolve_sets, Dataset};
+    Ok(resolve_sets(&config.data_dir(), data)?.iter().map(|d| Dataset::load(d)).collect::<Result<Vec<_>, _>>()?)
 }

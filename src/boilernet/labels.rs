@@ -13,6 +13,16 @@ use crate::model::Block;
 /// (strictly more than this).
 pub const MATCHED_SHARE: f64 = 0.5;
 
+/// One label per block of `page` from its gold: [`gold_labels`] when the page has full gold
+/// text, else [`snippet_labels`]; `None` for a page with neither.
+pub fn page_labels(page: &crate::eval::dataset::GoldPage, blocks: &[Block]) -> Option<Vec<Option<bool>>> {
+    match (&page.text, page.has_snippets()) {
+        (Some(text), _) => Some(gold_labels(blocks, text)),
+        (None, true) => Some(snippet_labels(blocks, &page.with, &page.without)),
+        (None, false) => None,
+    }
+}
+
 /// One label per block from full gold text: `Some(true)` content, `Some(false)` boilerplate.
 /// An empty gold (a page without main content) labels every block boilerplate.
 pub fn gold_labels(blocks: &[Block], gold: &str) -> Vec<Option<bool>> {

@@ -14,7 +14,7 @@
 //! the thread count.
 
 use super::features::{page_stoplist, page_tokens, BlockTokens, Vocab};
-use super::labels::{gold_labels, snippet_labels};
+use super::labels::page_labels;
 use super::model::{BoilerNet, NetConfig, Sequence};
 use super::BoilernetError;
 use crate::eval::dataset::{is_holdout_site, Dataset};
@@ -113,11 +113,7 @@ pub fn load_pages(sets: &[Dataset], limit: Option<usize>, threads: usize) -> (Ve
             let html = set.read_html(page).ok()?;
             let doc = Document::parse(&html);
             let blocks = segment(&doc);
-            let labels = match (&page.text, page.has_snippets()) {
-                (Some(text), _) => gold_labels(&blocks, text),
-                (None, true) => snippet_labels(&blocks, &page.with, &page.without),
-                (None, false) => return None,
-            };
+            let labels = page_labels(page, &blocks)?;
             let site = page.site_key();
             Some(PageData {
                 set: set.name.clone(),

@@ -11,7 +11,7 @@
 use super::features::{column_names, FEATURES};
 use super::gbdt::{Gbdt, GbdtParams};
 use super::{inputs, CombinerModel, MODEL_KIND, MODEL_VERSION};
-use crate::boilernet::labels::{gold_labels, snippet_labels};
+use crate::boilernet::labels::page_labels;
 #[cfg(doc)]
 use crate::eval::dataset::is_holdout_site;
 use crate::eval::dataset::{site_fold, Dataset};
@@ -55,11 +55,7 @@ pub fn load_blocks(sets: &[Dataset], threads: usize) -> BlockData {
             let html = set.read_html(page).ok()?;
             let doc = Document::parse(&html);
             let blocks = segment(&doc);
-            let labels = match (&page.text, page.has_snippets()) {
-                (Some(text), _) => gold_labels(&blocks, text),
-                (None, true) => snippet_labels(&blocks, &page.with, &page.without),
-                (None, false) => return None,
-            };
+            let labels = page_labels(page, &blocks)?;
             let stoplist = stoplist_for(None, &language_sample(&blocks));
             let inp = inputs(&doc, &blocks, &stoplist, &jt, &sd).ok()?;
             let words: Vec<usize> = blocks.iter().map(|b| b.words).collect();
