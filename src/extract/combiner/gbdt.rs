@@ -67,7 +67,7 @@ pub struct Node {
 }
 
 /// A fitted ensemble: `logit(x) = base + Σ tree(x)`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Gbdt {
     /// Number of feature columns a row must have.
     pub features: usize,
@@ -75,11 +75,134 @@ pub struct Gbdt {
     pub base: f32,
     /// The trees, each a node list with its root at index 0.
     pub trees: Vec<Vec<Node>>,
+    /// The trees as complete binary trees ([`Complete`]), built on the first [`Gbdt::logit`].
+    #[serde(skip)]
+    complete: std::sync::OnceLock<Option<Complete>>,
 }
 
+impl PartialEq for Gbdt {
+    /// Equal trees (the evaluation cache aside).
+    fn eq(&self, other: &Gbdt) -> bool {
+        self.features == other.features && self.base == other.base && self.trees == other.trees
+    }
+}
+
+/// Deepest trees [`Complete`] lays out (2^depth leaves each).
+const MAX_COMPLETE_DEPTH: usize = 8;
+
+/// The trees laid out as complete binary trees of one depth: a leaf above that depth becomes
+/// a chain of splits that always go left, so every row takes exactly `depth` steps per tree,
+/// `i → 2i + 1 + (x > threshold)`, over contiguous memory. Same logits as the node lists.
+#[derive(Debug, Clone)]
+struct Complete {
+    depth: usize,
+    /// Per tree, `2^depth - 1` splits `(feature, threshold)`.
+    splits: Vec<(u32, f32)>,
+    /// Per tree, `2^depth` leaf values.
+    leaves: Vec<f32>,
+}
+
+impl Complete {
+    fn new(trees: &[Vec<Node>]) -> Option<Complete> {
+        fn depth_of(tree: &[Node], i: usize) -> usize {
+            let n = &tree[i];
+            if n.left == 0 {
+                0
+            } else {
+                1 + depth_of(tree, n.left as usize).max(depth_of(tree, n.right as usize))
+            }
+        }
+        let depth = trees.iter().filter(|t| !t.is_empty()).map(|t| depth_of(t, 0)).max().unwrap_or(0);
+        if depth > MAX_COMPLETE_DEPTH || trees.iter().any(Vec::is_empty) {
+            return None;
+        }
+        let (inner, outer) = ((1usize << depth) - 1, 1usize << depth);
+        let mut complete = Complete {
+            depth,
+            splits: vec![(0, f32::INFINITY); inner * trees.len()],
+            leaves: vec![0.0; outer * trees.len()],
+        };
+        for (t, tree) in trees.iter().enumerate() {
+            let splits = &mut complete.splits[t * inner..(t + 1) * inner];
+            let leaves = &mut complete.leaves[t * outer..(t + 1) * outer];
+            // (node of the tree, position in the complete tree, level)
+            let mut stack = vec![(0usize, 0usize, 0usize)];
+            while let Some((i, pos, level)) = stack.pop() {
+                let node = &tree[i];
+                if level == depth {
+                    leaves[pos - inner] = node.value;
+                } else if node.left == 0 {
+                    // A leaf above the last level: splits that always go left, down to it.
+                    splits[pos] = (0, f32::INFINITY);
+                    stack.push((i, 2 * pos + 1, level + 1));
+                } else {
+                    splits[pos] = (u32::from(node.feature), node.threshold);
+                    stack.push((node.left as usize, 2 * pos + 1, level + 1));
+                    stack.push((node.right as usize, 2 * pos + 2, level + 1));
+                }
+            }
+        }
+        Some(complete)
+    }
+
+    /// The logits of `rows` (row-major, `features` columns), [`LANES`] rows stepped together
+    /// through each tree so that their independent loads overlap.
+    fn logits(&self, base: f32, rows: &[f32], features: usize, out: &mut Vec<f32>) {
+        let (inner, outer) = ((1usize << self.depth) - 1, 1usize << self.depth);
+        for group in rows.chunks(LANES * features) {
+            let n = group.len() / features;
+            let mut sums = [base; LANES];
+            for (t, leaves) in self.leaves.chunks_exact(outer).enumerate() {
+                let splits = &self.splits[t * inner..(t + 1) * inner];
+                let mut pos = [0usize; LANES];
+                for _ in 0..self.depth {
+                    for (lane, p) in pos.iter_mut().enumerate().take(n) {
+                        let (feature, threshold) = splits[*p];
+                        let x = group[lane * features + feature as usize];
+                        *p = 2 * *p + 1 + usize::from(goes_right(x, threshold));
+                    }
+                }
+                for (sum, p) in sums.iter_mut().zip(&pos).take(n) {
+                    *sum += leaves[p - inner];
+                }
+            }
+            out.extend_from_slice(&sums[..n]);
+        }
+    }
+}
+
+/// A split sends `x` right unless `x <= threshold` (a NaN goes right).
+fn goes_right(x: f32, threshold: f32) -> bool {
+    !matches!(x.partial_cmp(&threshold), Some(std::cmp::Ordering::Less | std::cmp::Ordering::Equal))
+}
+
+/// Rows [`Gbdt::logits`] steps through a tree together.
+const LANES: usize = 8;
+
 impl Gbdt {
-    /// The logit of one row (`row.len() >= self.features`).
+    /// The logits of `rows` (row-major, `row.len() == k × self.features`), one per row: the
+    /// same values as [`Gbdt::logit`] on each row, computed several rows at a time.
+    pub fn logits(&self, rows: &[f32]) -> Vec<f32> {
+        let mut out = Vec::with_capacity(rows.len() / self.features.max(1));
+        match self.complete.get_or_init(|| Complete::new(&self.trees)) {
+            Some(complete) => complete.logits(self.base, rows, self.features, &mut out),
+            None => out.extend(rows.chunks_exact(self.features.max(1)).map(|row| self.logit_nodes(row))),
+        }
+        out
+    }
+
+    /// An ensemble from its parts.
+    pub fn new(features: usize, base: f32, trees: Vec<Vec<Node>>) -> Gbdt {
+        Gbdt { features, base, trees, complete: std::sync::OnceLock::new() }
+    }
+
+    /// The logit of one row (`row.len() == self.features`).
     pub fn logit(&self, row: &[f32]) -> f32 {
+        self.logits(row).first().copied().unwrap_or(self.base)
+    }
+
+    /// [`Gbdt::logit`] walking the node lists.
+    fn logit_nodes(&self, row: &[f32]) -> f32 {
         let mut sum = self.base;
         for tree in &self.trees {
             let mut i = 0usize;
@@ -89,7 +212,8 @@ impl Gbdt {
                     sum += node.value;
                     break;
                 }
-                i = if row[node.feature as usize] <= node.threshold { node.left } else { node.right } as usize;
+                i = if goes_right(row[node.feature as usize], node.threshold) { node.right } else { node.left }
+                    as usize;
             }
         }
         sum
@@ -130,7 +254,7 @@ impl Gbdt {
             }
             trees.push(tree);
         }
-        Gbdt { features, base, trees }
+        Gbdt::new(features, base, trees)
     }
 }
 
@@ -335,6 +459,14 @@ mod tests {
         assert!(correct as f64 > 0.97 * n as f64, "{correct} of {n}");
         let back: Gbdt = serde_json::from_str(&serde_json::to_string(&model).unwrap()).unwrap();
         assert_eq!(back.logit(&[0.9, 0.1, 0.5]), model.logit(&[0.9, 0.1, 0.5]));
+        // The complete-tree layout gives the node lists' logits exactly, one row or many at a time.
+        let many = model.logits(&rows[..(n - 3) * 3]);
+        assert_eq!(many.len(), n - 3);
+        for (i, logit) in many.iter().enumerate() {
+            let row = &rows[i * 3..i * 3 + 3];
+            assert_eq!(model.logit(row).to_bits(), model.logit_nodes(row).to_bits());
+            assert_eq!(logit.to_bits(), model.logit_nodes(row).to_bits());
+        }
         // The same seed gives the same model with one thread or two.
         assert_eq!(Gbdt::train(&rows, 3, &targets, &weights, &params, 1), model);
     }

@@ -139,11 +139,7 @@ impl CombinerModel {
 
     /// Probability of main content per block of `inputs`.
     pub fn probabilities(&self, inputs: &CombinerInputs) -> Vec<f32> {
-        inputs
-            .features
-            .chunks_exact(features::FEATURES)
-            .map(|row| 1.0 / (1.0 + (-self.gbdt.logit(row)).exp()))
-            .collect()
+        self.gbdt.logits(&inputs.features).into_iter().map(|logit| 1.0 / (1.0 + (-logit).exp())).collect()
     }
 
     /// The combiner's labels for a page: blocks at or above the threshold are Good, except
@@ -191,7 +187,7 @@ mod tests {
     /// A model whose every block scores `logit` (one leaf).
     fn constant(logit: f32) -> CombinerModel {
         let mut model = shipped().expect("shipped model").clone();
-        model.gbdt = gbdt::Gbdt { features: features::FEATURES, base: logit, trees: Vec::new() };
+        model.gbdt = gbdt::Gbdt::new(features::FEATURES, logit, Vec::new());
         model
     }
 
