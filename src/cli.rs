@@ -208,7 +208,7 @@ pub struct CrawlArgs {
     /// Corpus output directory (overrides [crawl] out_dir).
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// Extractor: default, justext, goldminer, stadynot, bte, boilerpipe, boilerpipe-tree,
+    /// Extractor: default, rules, justext, goldminer, stadynot, bte, boilerpipe, boilerpipe-tree,
     /// boilernet (overrides [crawl] extractor).
     #[arg(long)]
     pub extractor: Option<ExtractorKind>,
@@ -233,7 +233,7 @@ pub struct ExtractArgs {
     /// HTML files, plain or gzip-compressed (.gz), and WARC files (.warc, .warc.gz).
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
-    /// Extractor: default, justext, goldminer, stadynot, bte, boilerpipe, boilerpipe-tree,
+    /// Extractor: default, rules, justext, goldminer, stadynot, bte, boilerpipe, boilerpipe-tree,
     /// boilernet.
     #[arg(long, default_value = "default")]
     pub extractor: ExtractorKind,

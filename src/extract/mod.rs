@@ -168,3 +168,31 @@ impl FromStr for ExtractorKind {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::ExtractorKind;
+
+    /// config.toml's `extractor` comment and the `--extractor` help of `crawl` and `extract`
+    /// name every registered extractor.
+    #[test]
+    fn every_extractor_is_named_in_the_config_and_the_help() {
+        let config = include_str!("../../config.toml");
+        let line = config.lines().find(|l| l.starts_with("extractor =")).expect("[crawl] extractor in config.toml");
+        let cli = include_str!("../cli.rs");
+        let helps: Vec<String> = cli
+            .split("/// Extractor: ")
+            .skip(1)
+            .map(|rest| rest.split("#[arg").next().unwrap_or("").replace("///", " "))
+            .collect();
+        assert_eq!(helps.len(), 2, "the crawl and extract help texts");
+        for kind in ExtractorKind::ALL {
+            let name = kind.name();
+            let named = |text: &str| text.split(|c: char| !(c.is_alphanumeric() || c == '-')).any(|w| w == name);
+            assert!(named(line), "config.toml does not name {name}");
+            for help in &helps {
+                assert!(named(help), "--extractor help does not name {name}: {help}");
+            }
+        }
+    }
+}
