@@ -278,25 +278,7 @@ pub struct DefaultLabels {
 ///
 /// With `combiner` (the `default` extractor; `None` is `rules`), the combiner's labels
 /// ([`CombinerModel::labels`], over steps 1–4 and more) replace the vote of steps 1–4 and step
-/// 5 applies to them.
-///    (CleanPortalEval word F1 0.973 → 0.981, leave-one-out 0.980; the sets without site
-///    models are unchanged.)
-///
-/// On the shared sets (`webcorpus eval`, 2026-11) this raised modern2026-dev shingle F1 from
-/// 0.734 to 0.772, trafilatura-eval snippet F1 from 0.866 to 0.894, CleanPortalEval word F1
-/// from 0.950 to 0.973 and L3S-GN1 from 0.895 to 0.920; CleanEval 0.944 (was 0.946). The
-/// content root's climbing, content-over-class-word and article-tail rules then gave
-/// trafilatura-eval 0.891 → 0.909, modern2026-dev 0.781 → 0.784, CleanEval 0.944 → 0.947,
-/// L3S-GN1 0.920 → 0.924 (CleanPortalEval unchanged, no set lower on held-out sites either).
-/// The marked-content fallback (rule 6), comments dropped below an article, content-marked
-/// wrappers, BEM modifiers, named anchors that are not links, unclosed titles, soft hyphens
-/// and Blogger's `<noscript>` copies then gave trafilatura-eval 0.909 → 0.915, L3S-GN1
-/// 0.924 → 0.945, modern2026-dev 0.784 → 0.787; CleanEval stays 0.947 (its annotators kept
-/// the comments of 5 blog pages, −0.004, which the named anchors made up), CleanPortalEval
-/// 0.981. Rules 7–9 (lead-ins to dropped links, short lines cut off before the text, link
-/// lines), `figure`/`picture` and teaser boxes as boilerplate and ruby annotations left out
-/// then gave trafilatura-eval 0.915 → 0.923 (trafilatura 2.3.1: 0.921), CleanPortalEval
-/// 0.981 → 0.982, modern2026-dev 0.788 → 0.789; CleanEval 0.947 and L3S-GN1 0.945 stay.
+/// 5 applies to them. Measured numbers: README ("Extraction") and `docs/EVALUATION.md`.
 pub fn default_labels(
     doc: &Document,
     blocks: &[Block],
