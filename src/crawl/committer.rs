@@ -655,7 +655,7 @@ impl Committer {
                 self.counters.model_rejected += 1;
             }
         }
-        if let Some(share) = ex.model_share.filter(|&share| share < 0.5) {
+        if let Some(share) = ex.model_share.filter(|&share| share < crate::extract::pipeline::MODEL_MIN_WORD_SHARE) {
             self.counters.model_halved += 1;
             let rec = &mut self.book(host).rec;
             rec.model_halved += 1;

@@ -249,8 +249,9 @@ pub struct DefaultLabels {
     pub labels: Vec<Label>,
     /// How the host's model took part.
     pub model_use: ModelUse,
-    /// With a model that changed the labels: words kept by the learned labels over words kept
-    /// by the unlearned ones (before the guard; see [`PageExtraction::model_share`]).
+    /// With a model whose stretch or static keys apply to the page: words kept by the learned
+    /// labels over words kept by the unlearned ones (before the guard; see
+    /// [`PageExtraction::model_share`]).
     pub model_share: Option<f64>,
 }
 
