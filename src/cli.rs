@@ -222,6 +222,9 @@ pub struct CrawlArgs {
     /// Maximum URLs queued per host (overrides [crawl] max_pages_per_host).
     #[arg(long)]
     pub max_pages_per_host: Option<u64>,
+    /// Write no WARC files (overrides [warc] enabled).
+    #[arg(long)]
+    pub no_warc: bool,
     /// No progress bars.
     #[arg(long, short)]
     pub quiet: bool,
@@ -244,6 +247,15 @@ pub struct ExtractArgs {
     /// With --site: print the learned model (patterns, static noise keys) to stderr.
     #[arg(long)]
     pub show_model: bool,
+    /// WARC files only: extract as the crawl does, each host's pages with the model learned
+    /// from its first [learn] sample_size pages, Onion-deduplicated in file order, and write
+    /// the crawl's corpus records (see --format) instead of one line per page.
+    #[arg(long, conflicts_with = "site")]
+    pub per_site: bool,
+    /// With --per-site: corpus format of the records written to standard output (jsonl, vert,
+    /// txt).
+    #[arg(long, default_value = "jsonl", requires = "per_site")]
+    pub format: crate::write::CorpusFormat,
     /// Configuration file (for [justext], [learn], [crawl] language).
     #[arg(long, default_value = "config.toml")]
     pub config: PathBuf,

@@ -69,6 +69,8 @@ pub struct Config {
     pub boilernet: crate::boilernet::BoilernetConfig,
     /// `[classify]`: the article-vs-other page classifier.
     pub classify: ClassifyConfig,
+    /// `[warc]`: WARC output of the crawl.
+    pub warc: crate::write::warc::WarcConfig,
 }
 
 /// `[classify]` section: the page classifier run on every extracted page.
@@ -302,6 +304,16 @@ impl Config {
                 return Err(invalid("classify.model", e.to_string()));
             }
         }
+        let prefix = &self.warc.prefix;
+        if prefix.is_empty() || prefix.contains(['/', '\\']) || prefix.starts_with('.') {
+            return Err(invalid(
+                "warc.prefix",
+                format!("`{prefix}` must be a non-empty file name part without / or \\"),
+            ));
+        }
+        if self.warc.max_file_bytes == 0 {
+            return Err(invalid("warc.max_file_bytes", "must be at least 1".into()));
+        }
         for (host, addr) in &self.net.resolve {
             if addr.parse::<std::net::SocketAddr>().is_err() {
                 return Err(invalid("net.resolve", format!("`{host}` maps to `{addr}`, which is not an ip:port")));
@@ -393,6 +405,23 @@ mod tests {
         assert_eq!(c.learn.goldminer, crate::extract::goldminer::GoldMinerParams::default());
         assert!(c.crawl.is_excluded("https://awesomewm.org/w/index.php?title=X&action=edit"));
         assert_eq!(c.classify, ClassifyConfig::default());
+        assert_eq!(c.warc, crate::write::warc::WarcConfig::default());
+    }
+
+    #[test]
+    fn warc_section_is_checked() {
+        let c = Config::parse(
+            "[warc]
+enabled = false
+",
+            Path::new("x.toml"),
+        )
+        .unwrap();
+        assert!(!c.warc.enabled);
+        for bad in ["prefix = \"a/b\"", "prefix = \"\"", "max_file_bytes = 0"] {
+            let err = Config::parse(&format!("[warc]\n{bad}\n"), Path::new("x.toml")).unwrap_err().to_string();
+            assert!(err.contains("warc."), "{bad}: {err}");
+        }
     }
 
     #[test]

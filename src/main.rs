@@ -105,6 +105,9 @@ fn crawl(args: CrawlArgs) -> Result<u8> {
     if let Some(max) = args.max_pages_per_host {
         config.crawl.max_pages_per_host = max;
     }
+    if args.no_warc {
+        config.warc.enabled = false;
+    }
     let opts = CrawlOptions { config, seeds: args.seeds, quiet: args.quiet };
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting tokio")?;
     let summary = runtime.block_on(webcorpus::crawl::run(opts))?;
@@ -148,6 +151,9 @@ fn extract(args: ExtractArgs) -> Result<()> {
         Some(_) => None,
         None => config.crawl.language().map(str::to_string),
     };
+    if args.per_site {
+        return extract_per_site(args, config, language);
+    }
     let settings = ExtractSettings { language: language.clone(), ..ExtractSettings::from_config(&config) };
     // With --site every page is read first to learn the site's model; without, one page at a
     // time is read, extracted and written (no page stays in memory).
@@ -233,6 +239,30 @@ fn extract(args: ExtractArgs) -> Result<()> {
         };
         writeln!(out, "{line}")?;
     }
+    Ok(())
+}
+
+/// `extract --per-site`: WARC files re-extracted as the crawl extracts (`crawl::replay`).
+fn extract_per_site(args: ExtractArgs, mut config: Config, language: Option<String>) -> Result<()> {
+    if let Some(other) = args.files.iter().find(|f| !is_warc(f)) {
+        bail!("--per-site takes WARC files (.warc, .warc.gz); {} is not one", other.display());
+    }
+    config.crawl.extractor = args.extractor;
+    config.crawl.language = language.unwrap_or_else(|| "auto".to_string());
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let summary = webcorpus::crawl::replay::replay_warcs(&args.files, &config, args.format, &mut out)?;
+    let skipped: Vec<String> = summary.skipped.iter().map(|(k, n)| format!("{k} {n}")).collect();
+    eprintln!(
+        "{} WARC records, {} HTML pages of {} hosts ({} with a learned model): {} records, {} duplicate paragraphs dropped; without a record: {}",
+        summary.warc_records,
+        summary.pages,
+        summary.hosts,
+        summary.learned,
+        summary.records,
+        summary.duplicate_paragraphs,
+        if skipped.is_empty() { "none".to_string() } else { skipped.join(", ") }
+    );
     Ok(())
 }
 

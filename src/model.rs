@@ -111,6 +111,16 @@ pub struct Record {
     /// The classifier's probability that the page is an article, 0–1.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub page_type_prob: Option<f32>,
+    /// `WARC-Record-ID` of the page's `response` record in the crawl's WARC output (absent
+    /// without WARC output).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warc_record_id: Option<String>,
+    /// The WARC file holding that record, a name inside `<out_dir>/warc/`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warc_file: Option<String>,
+    /// Byte offset of that record's gzip member in `warc_file`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warc_offset: Option<u64>,
 }
 
 /// Join paragraph texts by a blank line, the corpus's `text` field.

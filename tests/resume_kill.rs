@@ -57,6 +57,35 @@ fn corpus_urls(dir: &Path) -> BTreeSet<String> {
     urls
 }
 
+/// The WARC output of a killed and resumed crawl: every record readable (none torn), every
+/// URL's response recorded, none more often than in the uninterrupted crawl (none written
+/// twice), and
+/// every corpus record's response record present.
+fn same_warc_responses(reference: &Path, killed: &Path) {
+    use support::warc::read_records;
+    let count = |dir: &Path| {
+        let mut by_url: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+        let entries = read_records(&dir.join("corpus/warc"));
+        for e in entries.iter().filter(|e| e.kind == "response") {
+            *by_url.entry(e.target.clone()).or_default() += 1;
+        }
+        (by_url, entries.into_iter().map(|e| e.id).collect::<HashSet<_>>())
+    };
+    let (expected, _) = count(reference);
+    let (found, ids) = count(killed);
+    assert!(!expected.is_empty());
+    for (url, n) in &found {
+        assert!(*n <= expected.get(url).copied().unwrap_or(0), "{url}: {n} response records");
+    }
+    let lost: Vec<_> = expected.keys().filter(|u| !found.contains_key(*u)).collect();
+    assert!(lost.is_empty(), "responses not recorded after the kills: {lost:?}");
+    let text = std::fs::read_to_string(killed.join("corpus/corpus.jsonl")).unwrap();
+    for line in text.lines() {
+        let r: webcorpus::model::Record = serde_json::from_str(line).unwrap();
+        assert!(ids.contains(r.warc_record_id.as_deref().unwrap()), "{}: its response record is missing", r.url);
+    }
+}
+
 /// Deterministic kill points through the committer's `WEBCORPUS_DIE_AT` hook: each run dies
 /// at its point (the process aborts, as a kill -9 would stop it), the next resumes.
 #[test]
@@ -83,6 +112,7 @@ fn abort_inside_group_commits_and_during_learning_then_resume_gives_the_uninterr
     let missing: Vec<_> = expected.difference(&resumed).collect();
     let extra: Vec<_> = resumed.difference(&expected).collect();
     assert!(missing.is_empty() && extra.is_empty(), "missing {missing:?}, extra {extra:?}");
+    same_warc_responses(reference.path(), killed.path());
 }
 
 #[test]
@@ -122,4 +152,5 @@ fn sigkill_at_random_moments_then_resume_gives_the_uninterrupted_corpus() {
     let missing: Vec<_> = expected.difference(&resumed).collect();
     let extra: Vec<_> = resumed.difference(&expected).collect();
     assert!(missing.is_empty() && extra.is_empty(), "missing {missing:?}, extra {extra:?}");
+    same_warc_responses(reference.path(), killed.path());
 }

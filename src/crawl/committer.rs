@@ -32,6 +32,7 @@ use crate::extract::pipeline::{ModelUse, PageExtraction};
 use crate::extract::ExtractError;
 use crate::model::{join_paragraphs, Record};
 use crate::store::{Counters, CrawlState, FrontierEntry, HostPhase, HostRecord, SampledPage, StateBatch};
+use crate::write::warc::{HttpExchange, WarcRef, WarcWriter};
 use crate::write::{CorpusFormat, CorpusWriter};
 use crossbeam_channel::{Receiver, Sender};
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
@@ -76,6 +77,7 @@ struct PageMeta<'a> {
     url: &'a str,
     final_url: &'a str,
     fetched_at: &'a str,
+    warc: Option<WarcRef>,
 }
 
 /// A test hook: abort the process (as a `kill -9` would stop it) at a chosen point, from the
@@ -108,6 +110,8 @@ pub struct Committer {
     cfg: Config,
     state: CrawlState,
     writer: Box<dyn CorpusWriter + Send>,
+    /// The WARC output (`[warc] enabled`).
+    warc: Option<WarcWriter>,
     format: CorpusFormat,
     onion: Onion,
     scratch: OnionScratch,
@@ -152,6 +156,7 @@ impl Committer {
         cfg: Config,
         state: CrawlState,
         writer: Box<dyn CorpusWriter + Send>,
+        warc: Option<WarcWriter>,
         log_path: &Path,
         work: Sender<WorkItem>,
         events: tokio::sync::mpsc::UnboundedSender<Event>,
@@ -194,6 +199,7 @@ impl Committer {
             cfg,
             state,
             writer,
+            warc,
             format,
             scratch: OnionScratch::default(),
             seen,
@@ -288,6 +294,10 @@ impl Committer {
                         self.apply_page(*done)?;
                     }
                 }
+            }
+            CommitMsg::Exchanges { host, exchanges } => {
+                self.write_exchanges(&exchanges)?;
+                self.touch(&host);
             }
             CommitMsg::Robots { host, entry } => {
                 self.batch.put_robots(&host, &entry);
@@ -460,7 +470,8 @@ impl Committer {
 
     /// Step 1: one dispatched page, in its host's fetch order.
     fn apply_page(&mut self, done: PageDone) -> Result<(), CrawlError> {
-        let PageDone { host, entry, result, .. } = done;
+        let PageDone { host, entry, result, exchanges, .. } = done;
+        let warc = self.write_exchanges(&exchanges)?;
         self.touch(&host);
         self.group_pages.push(host.clone());
         let (final_url, status, fetched_at, work) = match result {
@@ -512,13 +523,19 @@ impl Committer {
             PageContent::Failed => self.discard(&host, Discard::ProcessingFailed),
             PageContent::Refused(why) => self.discard(&host, why),
             PageContent::Extracted(extraction, class) => {
-                let meta = PageMeta { url: &entry.url, final_url: final_url.as_str(), fetched_at: &fetched_at };
+                let meta = PageMeta { url: &entry.url, final_url: final_url.as_str(), fetched_at: &fetched_at, warc };
                 self.add_extraction(&host, &meta, extraction, class)?;
             }
             PageContent::Waiting(html) => {
                 let seq = self.batch.next_seq();
-                let page =
-                    SampledPage { seq, url: entry.url.clone(), final_url: final_url.to_string(), fetched_at, html };
+                let page = SampledPage {
+                    seq,
+                    url: entry.url.clone(),
+                    final_url: final_url.to_string(),
+                    fetched_at,
+                    html,
+                    warc,
+                };
                 self.batch.put_waiting(&host, &page)?;
                 let sample_size = self.cfg.learn.sample_size as u64;
                 let book = self.book(&host);
@@ -544,8 +561,19 @@ impl Committer {
         self.batch.delete_waiting(host, page.seq);
         let book = self.book(host);
         book.rec.waiting = book.rec.waiting.saturating_sub(1);
-        let meta = PageMeta { url: &page.url, final_url: &page.final_url, fetched_at: &page.fetched_at };
+        let meta =
+            PageMeta { url: &page.url, final_url: &page.final_url, fetched_at: &page.fetched_at, warc: page.warc };
         self.add_extraction(host, &meta, page.extraction, page.class)
+    }
+
+    /// Append `exchanges` to the WARC output (when on); returns where the last response is.
+    fn write_exchanges(&mut self, exchanges: &[HttpExchange]) -> Result<Option<WarcRef>, CrawlError> {
+        let Some(warc) = &mut self.warc else { return Ok(None) };
+        let mut last = None;
+        for exchange in exchanges {
+            last = Some(warc.write_exchange(exchange)?);
+        }
+        Ok(last)
     }
 
     fn mark_seen(&mut self, url: &str) {
@@ -703,6 +731,9 @@ impl Committer {
             paragraphs: outcome.kept,
             page_type: class.map(|c| c.page_type),
             page_type_prob: class.map(|c| c.prob),
+            warc_record_id: meta.warc.as_ref().map(|w| w.record_id.clone()),
+            warc_file: meta.warc.as_ref().map(|w| w.file.clone()),
+            warc_offset: meta.warc.as_ref().map(|w| w.offset),
         };
         self.writer.append(&record)?;
         self.seen.insert_all(&outcome.new_hashes);
@@ -718,6 +749,10 @@ impl Committer {
         if self.group_start.is_some() {
             let offset = self.writer.sync()?;
             let log_len = self.log.sync()?;
+            let warc = match &mut self.warc {
+                Some(w) => w.sync()?,
+                None => None,
+            };
             self.groups += 1;
             if self.die_at == Some(DieAt::Group(self.groups)) {
                 std::process::abort();
@@ -725,6 +760,9 @@ impl Committer {
             let mut batch = std::mem::replace(&mut self.batch, self.state.batch());
             batch.set_corpus_offset(offset, self.format.name());
             batch.set_hash_log_len(log_len);
+            if let Some(position) = &warc {
+                batch.set_warc_position(position);
+            }
             for host in self.group_dirty.drain() {
                 if let Some(book) = self.hosts.get(&host) {
                     batch.put_host(&book.rec);

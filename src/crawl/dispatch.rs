@@ -7,7 +7,7 @@
 //! work, models) come back. The network is behind the [`Fetch`] seam and the frontier is read
 //! through [`CrawlState`], so the dispatch logic runs in tests without network or disk.
 
-use crate::crawl::fetch::{FetchError, FetchedPage, Fetcher};
+use crate::crawl::fetch::{FetchError, FetchedPage, Fetcher, Recorded};
 use crate::crawl::hosts::{DueQueue, HostRuntime, ModelState};
 use crate::crawl::messages::{send_queued, CommitMsg, Event, PageDone, PageMode, PageResult, WorkItem};
 use crate::crawl::politeness::{HostPoliteness, PolitenessConfig};
@@ -16,6 +16,7 @@ use crate::crawl::robots::{RobotsEntry, RobotsStatus};
 use crate::crawl::shutdown::Shutdown;
 use crate::crawl::CrawlError;
 use crate::store::{Counters, CrawlState, FrontierEntry};
+use crate::write::warc::HttpExchange;
 use crossbeam_channel::Sender;
 use std::collections::{HashMap, VecDeque};
 use std::future::Future;
@@ -35,26 +36,19 @@ const DISALLOWED_BURST: usize = 256;
 
 /// The network, as dispatch sees it. [`Fetcher`] is the production implementation.
 pub trait Fetch: Send + Sync + 'static {
-    /// Fetch a page, waiting `hop_delay` before each redirect hop.
-    fn fetch_page(
-        &self,
-        url: &Url,
-        hop_delay: Duration,
-    ) -> impl Future<Output = Result<FetchedPage, FetchError>> + Send;
+    /// Fetch a page, waiting `hop_delay` before each redirect hop; with the HTTP exchanges
+    /// made, for the WARC output.
+    fn fetch_page(&self, url: &Url, hop_delay: Duration) -> impl Future<Output = Recorded<FetchedPage>> + Send;
     /// Fetch the robots.txt of `url`'s origin: status and body, an error without an answer.
-    fn fetch_robots(&self, url: &Url) -> impl Future<Output = Result<(u16, String), FetchError>> + Send;
+    fn fetch_robots(&self, url: &Url) -> impl Future<Output = Recorded<(u16, String)>> + Send;
 }
 
 impl Fetch for Fetcher {
-    fn fetch_page(
-        &self,
-        url: &Url,
-        hop_delay: Duration,
-    ) -> impl Future<Output = Result<FetchedPage, FetchError>> + Send {
-        self.fetch_paced(url, hop_delay)
+    fn fetch_page(&self, url: &Url, hop_delay: Duration) -> impl Future<Output = Recorded<FetchedPage>> + Send {
+        self.fetch_recorded(url, hop_delay)
     }
-    fn fetch_robots(&self, url: &Url) -> impl Future<Output = Result<(u16, String), FetchError>> + Send {
-        Fetcher::fetch_robots(self, url)
+    fn fetch_robots(&self, url: &Url) -> impl Future<Output = Recorded<(u16, String)>> + Send {
+        self.fetch_robots_recorded(url)
     }
 }
 
@@ -71,11 +65,19 @@ pub struct DispatchConfig {
     pub stop_grace: Duration,
 }
 
+/// A page fetch's outcome as dispatch handles it.
+struct FetchReply {
+    result: Result<FetchedPage, FetchError>,
+    exchanges: Vec<HttpExchange>,
+    response_time: Duration,
+}
+
 /// A finished fetch task (moved once, from the task to the loop: not worth a box).
 #[allow(clippy::large_enum_variant)]
 enum Fetched {
     Robots {
         result: Result<(u16, String), FetchError>,
+        exchanges: Vec<HttpExchange>,
         response_time: Duration,
     },
     Page {
@@ -83,6 +85,7 @@ enum Fetched {
         entry: FrontierEntry,
         mode: PageMode,
         result: Result<FetchedPage, FetchError>,
+        exchanges: Vec<HttpExchange>,
         response_time: Duration,
     },
 }
@@ -324,8 +327,8 @@ impl<F: Fetch> Dispatcher<F> {
             let fetch = self.fetch.clone();
             self.spawn(idx, async move {
                 let start = Instant::now();
-                let result = fetch.fetch_robots(&url).await;
-                Fetched::Robots { result, response_time: start.elapsed() }
+                let Recorded { result, exchanges } = fetch.fetch_robots(&url).await;
+                Fetched::Robots { result, exchanges, response_time: start.elapsed() }
             });
             return;
         }
@@ -342,7 +345,7 @@ impl<F: Fetch> Dispatcher<F> {
                 (Err(_), _) => false,
             };
             if !allowed {
-                self.send_result(idx, entry, PageResult::RobotsDisallowed);
+                self.send_result(idx, entry, PageResult::RobotsDisallowed, Vec::new());
                 continue;
             }
             let mode = match &h.model {
@@ -357,12 +360,15 @@ impl<F: Fetch> Dispatcher<F> {
             let fetch = self.fetch.clone();
             self.spawn(idx, async move {
                 let start = Instant::now();
-                let result = match Url::parse(&entry.url) {
+                let Recorded { result, exchanges } = match Url::parse(&entry.url) {
                     Ok(url) => fetch.fetch_page(&url, hop_delay).await,
-                    Err(e) => Err(FetchError::Other { url: entry.url.clone(), message: format!("bad URL: {e}") }),
+                    Err(e) => Recorded::bare(Err(FetchError::Other {
+                        url: entry.url.clone(),
+                        message: format!("bad URL: {e}"),
+                    })),
                 };
                 let response_time = result.as_ref().map_or_else(|_| start.elapsed(), |p| p.response_time);
-                Fetched::Page { ticket, entry, mode, result, response_time }
+                Fetched::Page { ticket, entry, mode, result, exchanges, response_time }
             });
             return;
         }
@@ -387,19 +393,26 @@ impl<F: Fetch> Dispatcher<F> {
     }
 
     /// Send an outcome that needs no worker straight to the committer, with a new ticket.
-    fn send_result(&mut self, idx: usize, entry: FrontierEntry, result: PageResult) {
+    fn send_result(&mut self, idx: usize, entry: FrontierEntry, result: PageResult, exchanges: Vec<HttpExchange>) {
         let h = &mut self.hosts[idx];
         let ticket = h.next_ticket;
         h.next_ticket += 1;
         h.outstanding += 1;
         self.outstanding += 1;
-        self.forward(idx, ticket, entry, result);
+        self.forward(idx, ticket, entry, result, exchanges);
     }
 
-    fn forward(&mut self, idx: usize, ticket: u64, entry: FrontierEntry, result: PageResult) {
+    fn forward(
+        &mut self,
+        idx: usize,
+        ticket: u64,
+        entry: FrontierEntry,
+        result: PageResult,
+        exchanges: Vec<HttpExchange>,
+    ) {
         let host = self.hosts[idx].host.clone();
         self.dispatched += 1;
-        let _ = self.commit.send(CommitMsg::Page(Box::new(PageDone { host, ticket, entry, result })));
+        let _ = self.commit.send(CommitMsg::Page(Box::new(PageDone { host, ticket, entry, result, exchanges })));
     }
 
     fn on_fetched(&mut self, idx: usize, fetched: Fetched) {
@@ -407,9 +420,12 @@ impl<F: Fetch> Dispatcher<F> {
         self.hosts[idx].in_flight = false;
         let t = now();
         match fetched {
-            Fetched::Robots { result, response_time } => self.on_robots(idx, result, response_time, t),
-            Fetched::Page { ticket, entry, mode, result, response_time } => {
-                self.on_page(idx, ticket, entry, mode, result, response_time, t)
+            Fetched::Robots { result, exchanges, response_time } => {
+                self.on_robots(idx, result, exchanges, response_time, t)
+            }
+            Fetched::Page { ticket, entry, mode, result, exchanges, response_time } => {
+                let fetch = FetchReply { result, exchanges, response_time };
+                self.on_page(idx, ticket, entry, mode, fetch, t)
             }
         }
         self.make_due(idx);
@@ -419,9 +435,13 @@ impl<F: Fetch> Dispatcher<F> {
         &mut self,
         idx: usize,
         result: Result<(u16, String), FetchError>,
+        exchanges: Vec<HttpExchange>,
         response_time: Duration,
         t: Instant,
     ) {
+        if !exchanges.is_empty() {
+            let _ = self.commit.send(CommitMsg::Exchanges { host: self.hosts[idx].host.clone(), exchanges });
+        }
         let h = &mut self.hosts[idx];
         if let Err(e @ FetchError::Refused { .. }) = &result {
             eprintln!("warning: host {} skipped: {e}", h.host);
@@ -465,17 +485,16 @@ impl<F: Fetch> Dispatcher<F> {
         self.check_dry(idx);
     }
 
-    #[allow(clippy::too_many_arguments)]
     fn on_page(
         &mut self,
         idx: usize,
         ticket: u64,
         entry: FrontierEntry,
         mode: PageMode,
-        result: Result<FetchedPage, FetchError>,
-        response_time: Duration,
+        fetch: FetchReply,
         t: Instant,
     ) {
+        let FetchReply { result, exchanges, response_time } = fetch;
         let h = &mut self.hosts[idx];
         let crawl_delay = h.robots.as_ref().and_then(|(_, p)| p.crawl_delay());
         let page = match result {
@@ -492,7 +511,7 @@ impl<F: Fetch> Dispatcher<F> {
                 if dead {
                     eprintln!("warning: host {}: too many consecutive failures; host given up (last: {e})", h.host);
                 }
-                self.forward(idx, ticket, entry, PageResult::FetchFailed { reason: e.reason() });
+                self.forward(idx, ticket, entry, PageResult::FetchFailed { reason: e.reason() }, exchanges);
                 if dead {
                     self.give_up(idx);
                 }
@@ -507,7 +526,7 @@ impl<F: Fetch> Dispatcher<F> {
             if *tries < RETRY_ATTEMPTS {
                 // Fetched again when the host's back-off (Retry-After or exponential) is over.
                 h.window.push_front(entry.clone());
-                self.forward(idx, ticket, entry, PageResult::Retry);
+                self.forward(idx, ticket, entry, PageResult::Retry, exchanges);
                 return;
             }
         }
@@ -515,7 +534,7 @@ impl<F: Fetch> Dispatcher<F> {
         if (200..300).contains(&page.status) {
             let host = h.host.clone();
             self.dispatched += 1;
-            self.overflow.push_back(WorkItem::Page { host, ticket, entry, page: Box::new(page), mode });
+            self.overflow.push_back(WorkItem::Page { host, ticket, entry, page: Box::new(page), mode, exchanges });
             self.push_overflow();
         } else {
             let fetched_at = humantime::format_rfc3339_seconds(page.fetched_at).to_string();
@@ -526,7 +545,7 @@ impl<F: Fetch> Dispatcher<F> {
                 work: None,
                 redirect: page.redirect,
             };
-            self.forward(idx, ticket, entry, result);
+            self.forward(idx, ticket, entry, result, exchanges);
         }
     }
 
@@ -622,7 +641,7 @@ mod tests {
     }
 
     impl Fetch for MemoryFetch {
-        fn fetch_page(&self, url: &Url, _: Duration) -> impl Future<Output = Result<FetchedPage, FetchError>> + Send {
+        fn fetch_page(&self, url: &Url, _: Duration) -> impl Future<Output = Recorded<FetchedPage>> + Send {
             let path = url.path().to_string();
             let mut log = self.log.lock().unwrap();
             let nth = log.iter().filter(|(_, p)| *p == path).count();
@@ -640,12 +659,12 @@ mod tests {
                 response_time: Duration::from_millis(10),
                 fetched_at: SystemTime::now(),
             };
-            async move { Ok(page) }
+            async move { Recorded::bare(Ok(page)) }
         }
-        fn fetch_robots(&self, url: &Url) -> impl Future<Output = Result<(u16, String), FetchError>> + Send {
+        fn fetch_robots(&self, url: &Url) -> impl Future<Output = Recorded<(u16, String)>> + Send {
             self.log.lock().unwrap().push((tokio::time::Instant::now(), "/robots.txt".into()));
             let r = self.robots.clone().ok_or(FetchError::Timeout { url: url.to_string() });
-            async move { r }
+            async move { Recorded::bare(r) }
         }
     }
 

@@ -28,6 +28,10 @@ use url::Url;
 
 use super::address::{AddressError, AddressPolicy, PolicyResolver};
 use super::url::{for_log, host_key};
+use crate::write::warc::{HttpExchange, Truncation};
+use exchange::Pending;
+
+mod exchange;
 
 /// `[net]`: how the fetcher talks HTTP. Durations are strings (`"10s"`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -86,6 +90,26 @@ pub const MAX_ROBOTS_BYTES: usize = 512 * 1024;
 
 /// Redirects followed for robots.txt (RFC 9309 §2.3.1.2: at least five).
 const ROBOTS_REDIRECTS: u32 = 5;
+
+/// The most body bytes of a redirect or an error page kept for the WARC output.
+const SIDE_BODY_BYTES: u64 = 64 * 1024;
+
+/// A fetch's result with the HTTP exchanges it made, in order (empty unless the fetcher
+/// records, [`Fetcher::recording`]).
+#[derive(Debug)]
+pub struct Recorded<T> {
+    /// What the fetch gave.
+    pub result: Result<T, FetchError>,
+    /// Every request and response, redirect hops and refused responses included.
+    pub exchanges: Vec<HttpExchange>,
+}
+
+impl<T> Recorded<T> {
+    /// A result without exchanges.
+    pub fn bare(result: Result<T, FetchError>) -> Recorded<T> {
+        Recorded { result, exchanges: Vec::new() }
+    }
+}
 
 /// Why a fetch produced no page. `url` is the URL asked for (before redirects).
 #[derive(Debug, thiserror::Error)]
@@ -252,16 +276,26 @@ pub struct Fetcher {
     accept: Vec<String>,
     resolve: HashMap<String, SocketAddr>,
     policy: Arc<AddressPolicy>,
+    record: bool,
+}
+
+/// The last response of the redirect loop.
+struct Hop {
+    /// Its URL.
+    url: Url,
+    response: reqwest::Response,
+    /// Redirect hops followed to it.
+    hops: u32,
+    /// Its exchange, when recording.
+    pending: Option<Pending>,
 }
 
 /// Where the redirect loop ended.
 enum Followed {
-    /// A non-redirect response (or a redirect without `Location`), its URL and the number of
-    /// redirect hops followed to it.
-    Done(Url, reqwest::Response, u32),
-    /// A redirect to another host, not followed: the redirect's URL, response and hops, and
-    /// the target.
-    Elsewhere(Url, reqwest::Response, u32, Url),
+    /// A non-redirect response (or a redirect without `Location`).
+    Done(Hop),
+    /// A redirect to another host, not followed, and the target.
+    Elsewhere(Hop, Url),
     /// Redirected more than allowed; the last status.
     TooMany(u16),
     /// A redirect to an unusable `Location`; the last status.
@@ -300,7 +334,15 @@ impl Fetcher {
             accept: config.accept_content_types.iter().map(|t| t.trim().to_ascii_lowercase()).collect(),
             resolve,
             policy,
+            record: false,
         })
+    }
+
+    /// Keep every HTTP exchange of [`Fetcher::fetch_recorded`] and
+    /// [`Fetcher::fetch_robots_recorded`] (for the WARC output): bodies are then held twice.
+    pub fn recording(mut self, on: bool) -> Fetcher {
+        self.record = on;
+        self
     }
 
     /// The configuration the fetcher was built with.
@@ -326,11 +368,27 @@ impl Fetcher {
     /// # Errors
     /// As [`Fetcher::fetch`].
     pub async fn fetch_paced(&self, url: &Url, hop_delay: Duration) -> Result<FetchedPage, FetchError> {
+        self.fetch_recorded(url, hop_delay).await.result
+    }
+
+    /// [`Fetcher::fetch_paced`] with the exchanges it made (when [`Fetcher::recording`]).
+    pub async fn fetch_recorded(&self, url: &Url, hop_delay: Duration) -> Recorded<FetchedPage> {
+        let mut log = Vec::new();
+        let result = self.fetch_logged(url, hop_delay, &mut log).await;
+        Recorded { result, exchanges: log }
+    }
+
+    async fn fetch_logged(
+        &self,
+        url: &Url,
+        hop_delay: Duration,
+        log: &mut Vec<HttpExchange>,
+    ) -> Result<FetchedPage, FetchError> {
         let start = Instant::now();
-        let followed = self.follow(url, self.config.max_redirects, hop_delay, Hops::SameHost).await?;
-        let (final_url, response, hops, redirect) = match followed {
-            Followed::Done(final_url, response, hops) => (final_url, response, hops, None),
-            Followed::Elsewhere(final_url, response, hops, target) => (final_url, response, hops, Some(target)),
+        let followed = self.follow(url, self.config.max_redirects, hop_delay, Hops::SameHost, log).await?;
+        let (hop, redirect) = match followed {
+            Followed::Done(hop) => (hop, None),
+            Followed::Elsewhere(hop, target) => (hop, Some(target)),
             Followed::TooMany(_) => {
                 return Err(FetchError::TooManyRedirects { url: url.to_string(), max: self.config.max_redirects })
             }
@@ -338,6 +396,7 @@ impl Fetcher {
                 return Err(FetchError::BadRedirect { url: url.to_string(), location, reason })
             }
         };
+        let Hop { url: final_url, response, hops, pending } = hop;
         let status = response.status().as_u16();
         let headers = response.headers();
         let content_type = header_string(headers, CONTENT_TYPE);
@@ -345,21 +404,43 @@ impl Fetcher {
         let accepted = content_type.as_deref().is_none_or(|ct| self.accepts(ct));
         // reqwest removes the header of the encodings it decoded (gzip, deflate).
         let encoding = header_string(headers, CONTENT_ENCODING).filter(|e| !e.eq_ignore_ascii_case("identity"));
-        let body = if redirect.is_some() {
-            Vec::new()
+        let refused = if redirect.is_some() {
+            None
         } else if let (Some(encoding), true) = (encoding, accepted) {
-            return Err(FetchError::UnrequestedEncoding { url: url.to_string(), encoding });
-        } else if accepted {
+            Some(FetchError::UnrequestedEncoding { url: url.to_string(), encoding })
+        } else if !accepted && (200..300).contains(&status) {
+            Some(FetchError::NotHtml { url: url.to_string(), content_type: content_type.clone().unwrap_or_default() })
+        } else {
+            None
+        };
+        let body = if let Some(e) = refused {
+            if let Some(p) = pending {
+                log.push(p.finish(Vec::new(), Some(Truncation::NotRead)));
+            }
+            return Err(e);
+        } else if redirect.is_some() || !accepted {
+            // Not needed for the page; a little of it is kept for the WARC output.
+            if let Some(p) = pending {
+                log.push(read_side_body(response, p).await);
+            }
+            Vec::new()
+        } else {
             let limit = self.config.max_body_bytes;
             match read_body(response, limit, BodyCap::Refuse).await {
-                Ok((body, false)) => body,
-                Ok((_, true)) => return Err(FetchError::BodyTooLarge { url: url.to_string(), limit }),
+                Ok((body, false)) => {
+                    if let Some(p) = pending {
+                        log.push(p.finish(body.clone(), None));
+                    }
+                    body
+                }
+                Ok((body, true)) => {
+                    if let Some(p) = pending {
+                        log.push(p.finish(body, Some(Truncation::Length)));
+                    }
+                    return Err(FetchError::BodyTooLarge { url: url.to_string(), limit });
+                }
                 Err(e) => return Err(FetchError::from_reqwest(url, e)),
             }
-        } else if (200..300).contains(&status) {
-            return Err(FetchError::NotHtml { url: url.to_string(), content_type: content_type.unwrap_or_default() });
-        } else {
-            Vec::new()
         };
         Ok(FetchedPage {
             url: url.clone(),
@@ -388,19 +469,37 @@ impl Fetcher {
     /// disallow-all, `robots::robots_outcome(None)`) or the address policy refused it
     /// ([`FetchError::Refused`], which no retry changes).
     pub async fn fetch_robots(&self, url_of_host: &Url) -> Result<(u16, String), FetchError> {
+        self.fetch_robots_recorded(url_of_host).await.result
+    }
+
+    /// [`Fetcher::fetch_robots`] with the exchanges it made (when [`Fetcher::recording`]).
+    pub async fn fetch_robots_recorded(&self, url_of_host: &Url) -> Recorded<(u16, String)> {
+        let mut log = Vec::new();
+        let result = self.fetch_robots_logged(url_of_host, &mut log).await;
+        Recorded { result, exchanges: log }
+    }
+
+    async fn fetch_robots_logged(
+        &self,
+        url_of_host: &Url,
+        log: &mut Vec<HttpExchange>,
+    ) -> Result<(u16, String), FetchError> {
         let mut robots = url_of_host.clone();
         robots.set_path("/robots.txt");
         robots.set_query(None);
         robots.set_fragment(None);
         let redirects = self.config.max_redirects.max(ROBOTS_REDIRECTS);
-        match self.follow(&robots, redirects, Duration::ZERO, Hops::AnyHost).await? {
-            Followed::Done(_, response, _) | Followed::Elsewhere(_, response, _, _) => {
-                let status = response.status().as_u16();
-                let body = read_body(response, MAX_ROBOTS_BYTES as u64, BodyCap::Truncate)
+        match self.follow(&robots, redirects, Duration::ZERO, Hops::AnyHost, log).await? {
+            Followed::Done(hop) | Followed::Elsewhere(hop, _) => {
+                let status = hop.response.status().as_u16();
+                let (body, cut) = read_body(hop.response, MAX_ROBOTS_BYTES as u64, BodyCap::Truncate)
                     .await
-                    .map_err(|e| FetchError::from_reqwest(&robots, e))?
-                    .0;
-                Ok((status, String::from_utf8_lossy(&body).into_owned()))
+                    .map_err(|e| FetchError::from_reqwest(&robots, e))?;
+                let text = String::from_utf8_lossy(&body).into_owned();
+                if let Some(p) = hop.pending {
+                    log.push(p.finish(body, cut.then_some(Truncation::Length)));
+                }
+                Ok((status, text))
             }
             Followed::TooMany(status) | Followed::Bad { status, .. } => Ok((status, String::new())),
         }
@@ -415,12 +514,15 @@ impl Fetcher {
 
     /// GET `url`, following redirects by hand so each hop is checked; with
     /// [`Hops::SameHost`] a redirect to another host ends the loop.
+    /// Every response that does not end the loop in [`Followed::Done`] or
+    /// [`Followed::Elsewhere`] goes to `log` when recording.
     async fn follow(
         &self,
         url: &Url,
         max_redirects: u32,
         hop_delay: Duration,
         hops_to: Hops,
+        log: &mut Vec<HttpExchange>,
     ) -> Result<Followed, FetchError> {
         let mut current = url.clone();
         let mut hops = 0u32;
@@ -428,26 +530,38 @@ impl Fetcher {
             if hops > 0 && !hop_delay.is_zero() {
                 tokio::time::sleep(hop_delay).await;
             }
+            let started = SystemTime::now();
             let response = self.send(&current, url).await?;
+            let pending = self
+                .record
+                .then(|| Pending::new(&current, &response, started, &self.config.user_agent, &self.accept.join(", ")));
             let status = response.status().as_u16();
-            if !matches!(status, 301 | 302 | 303 | 307 | 308) {
-                return Ok(Followed::Done(current, response, hops));
-            }
-            let Some(location) = response.headers().get(LOCATION) else {
-                return Ok(Followed::Done(current, response, hops));
+            let location = response.headers().get(LOCATION).map(|l| String::from_utf8_lossy(l.as_bytes()).into_owned());
+            let Some(location) = location.filter(|_| matches!(status, 301 | 302 | 303 | 307 | 308)) else {
+                return Ok(Followed::Done(Hop { url: current, response, hops, pending }));
             };
-            let location = String::from_utf8_lossy(location.as_bytes()).into_owned();
-            let mut next = match current.join(location.trim()) {
+            let next = match current.join(location.trim()) {
+                Ok(next) if !matches!(next.scheme(), "http" | "https") || next.host_str().is_none() => {
+                    Err("not an http(s) URL".to_string())
+                }
+                Ok(mut next) => {
+                    next.set_fragment(None);
+                    Ok(next)
+                }
+                Err(e) => Err(e.to_string()),
+            };
+            if let Ok(next) = &next {
+                if hops_to == Hops::SameHost && host_key(next) != host_key(&current) {
+                    return Ok(Followed::Elsewhere(Hop { url: current, response, hops, pending }, next.clone()));
+                }
+            }
+            if let Some(p) = pending {
+                log.push(read_side_body(response, p).await);
+            }
+            let next = match next {
                 Ok(next) => next,
-                Err(e) => return Ok(Followed::Bad { status, location, reason: e.to_string() }),
+                Err(reason) => return Ok(Followed::Bad { status, location, reason }),
             };
-            if !matches!(next.scheme(), "http" | "https") || next.host_str().is_none() {
-                return Ok(Followed::Bad { status, location, reason: "not an http(s) URL".to_string() });
-            }
-            next.set_fragment(None);
-            if hops_to == Hops::SameHost && host_key(&next) != host_key(&current) {
-                return Ok(Followed::Elsewhere(current, response, hops, next));
-            }
             hops += 1;
             if hops > max_redirects {
                 return Ok(Followed::TooMany(status));
@@ -509,6 +623,15 @@ enum BodyCap {
     Refuse,
     /// Keep the first `limit` bytes (robots.txt).
     Truncate,
+}
+
+/// The exchange of a response whose body the crawl does not need (a redirect, an error page):
+/// up to [`SIDE_BODY_BYTES`] of it, marked truncated beyond (or when it cannot be read).
+async fn read_side_body(response: reqwest::Response, pending: Pending) -> HttpExchange {
+    match read_body(response, SIDE_BODY_BYTES, BodyCap::Truncate).await {
+        Ok((body, cut)) => pending.finish(body, cut.then_some(Truncation::Length)),
+        Err(_) => pending.finish(Vec::new(), Some(Truncation::NotRead)),
+    }
 }
 
 /// Stream the body up to `limit` bytes. Returns the bytes and whether the limit was exceeded.

@@ -10,6 +10,7 @@ use crate::domain::DomainModel;
 use crate::extract::pipeline::PageExtraction;
 use crate::extract::ExtractError;
 use crate::store::{Counters, FrontierEntry};
+use crate::write::warc::{HttpExchange, WarcRef};
 use std::sync::Arc;
 use url::Url;
 
@@ -129,6 +130,8 @@ pub struct PageDone {
     pub entry: FrontierEntry,
     /// What happened.
     pub result: PageResult,
+    /// The HTTP exchanges of the fetch, for the WARC output (the page's own response last).
+    pub exchanges: Vec<HttpExchange>,
 }
 
 /// A page that waited in the state for its host's model, now extracted.
@@ -141,6 +144,8 @@ pub struct WaitingDone {
     pub final_url: String,
     /// RFC 3339 fetch time.
     pub fetched_at: String,
+    /// Where its response is in the crawl's WARC files.
+    pub warc: Option<WarcRef>,
     /// The extraction and page class.
     pub extraction: Result<PageExtraction, ExtractError>,
     /// The page classifier's verdict.
@@ -161,6 +166,8 @@ pub enum WorkItem {
         page: Box<FetchedPage>,
         /// Sample or extract.
         mode: PageMode,
+        /// The fetch's HTTP exchanges, passed on to the committer.
+        exchanges: Vec<HttpExchange>,
     },
     /// Learn `host`'s model from its first `sample_size` waiting pages.
     Learn {
@@ -183,6 +190,13 @@ pub enum WorkItem {
 pub enum CommitMsg {
     /// A dispatched page's outcome.
     Page(Box<PageDone>),
+    /// HTTP exchanges that belong to no page (robots.txt), for the WARC output.
+    Exchanges {
+        /// Host key.
+        host: String,
+        /// The exchanges, in order.
+        exchanges: Vec<HttpExchange>,
+    },
     /// A robots.txt fetched (kept in the state for resume).
     Robots {
         /// Host key.

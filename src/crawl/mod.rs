@@ -19,6 +19,7 @@ pub mod messages;
 pub mod owner;
 pub mod politeness;
 pub mod progress;
+pub mod replay;
 pub mod robots;
 mod run;
 pub mod shutdown;
@@ -41,6 +42,9 @@ pub enum CrawlError {
     /// The corpus could not be written.
     #[error(transparent)]
     Write(#[from] crate::write::WriteError),
+    /// The WARC output could not be written.
+    #[error(transparent)]
+    Warc(#[from] crate::write::warc::WarcError),
     /// Dedup failed.
     #[error(transparent)]
     Dedup(#[from] crate::dedup::DedupError),

@@ -1,14 +1,15 @@
 //! [`run`]: the crawl's wiring. Steps, in order:
 //!
 //! 1. check the free space, open the state, claim the corpus directory for it
-//!    ([`owner::claim`]) and open the corpus writer, cutting the corpus back to the committed
-//!    offset (crash recovery);
+//!    ([`owner::claim`]) and open the corpus writer and the WARC writer, cutting the corpus and
+//!    the WARC output back to their committed ends (crash recovery);
 //! 2. queue the seeds that are not seen yet;
 //! 3. start the committer thread (which reloads Onion's seen set and restarts the learn and
 //!    drain jobs a killed run left) and the worker pool;
 //! 4. run dispatch over every host of the state until the frontier is empty or Ctrl-C;
 //! 5. join the stages and read the summary from the state.
 
+use crate::config::Config;
 use crate::crawl::committer::Committer;
 use crate::crawl::dispatch::{DispatchConfig, Dispatcher};
 use crate::crawl::fetch::Fetcher;
@@ -24,6 +25,7 @@ use crate::domain::DomainModel;
 use crate::extract::pipeline::ExtractSettings;
 use crate::store::{open_state_dir, CrawlState, FrontierEntry, HostPhase, HostRecord};
 use crate::write::open_writer;
+use crate::write::warc::{WarcInfo, WarcWriter};
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -60,6 +62,15 @@ pub async fn run(opts: CrawlOptions) -> Result<CrawlSummary, CrawlError> {
     let _claim = owner::claim(&state, &cfg.crawl.state_dir, &cfg.crawl.out_dir, &corpus_file)?;
     let writer = open_writer(format, &cfg.crawl.out_dir, state.corpus_offset()?)?;
     let corpus = writer.path().to_path_buf();
+    let warc = match cfg.warc.enabled {
+        true => Some(WarcWriter::open(
+            &cfg.crawl.out_dir.join(WARC_DIR),
+            &cfg.warc,
+            warc_info(&cfg),
+            state.warc_position()?.as_ref(),
+        )?),
+        false => None,
+    };
 
     // 2. Seeds.
     let counters_before = state.counters()?;
@@ -76,6 +87,7 @@ pub async fn run(opts: CrawlOptions) -> Result<CrawlSummary, CrawlError> {
         cfg.clone(),
         state.clone(),
         writer,
+        warc,
         &log_path,
         work_tx.clone(),
         events_tx.clone(),
@@ -114,7 +126,7 @@ pub async fn run(opts: CrawlOptions) -> Result<CrawlSummary, CrawlError> {
     let shutdown = Shutdown::new();
     let signals = watch_signals(shutdown.clone()).map_err(CrawlError::Signals)?;
     let disks = watch_disks(shutdown.clone(), watched, cfg.crawl.min_free_space, DISK_CHECK_INTERVAL);
-    let fetcher = Arc::new(Fetcher::new(&cfg.net)?);
+    let fetcher = Arc::new(Fetcher::new(&cfg.net)?.recording(cfg.warc.enabled));
     let mut dispatcher = Dispatcher::new(fetcher, state.clone(), dispatch_cfg, work_tx, direct_tx, events_rx);
     load_hosts(&state, &mut dispatcher, cfg.politeness.robots_max_age)?;
     let progress = Progress::new(opts.quiet);
@@ -201,6 +213,26 @@ fn add_seeds(state: &CrawlState, path: &Path) -> Result<(), CrawlError> {
     }
     state.commit(batch)?;
     Ok(())
+}
+
+/// The WARC files' directory inside `out_dir`.
+pub const WARC_DIR: &str = "warc";
+
+/// What each WARC file's `warcinfo` record says of the crawl.
+fn warc_info(cfg: &Config) -> WarcInfo {
+    let c = &cfg.crawl;
+    let settings = [
+        ("webcorpus-scope", format!("{:?}", c.scope).to_lowercase()),
+        ("webcorpus-max-depth", c.max_depth.to_string()),
+        ("webcorpus-max-pages-per-host", c.max_pages_per_host.to_string()),
+        ("webcorpus-min-delay", humantime::format_duration(cfg.politeness.min_delay).to_string()),
+        ("webcorpus-max-body-bytes", cfg.net.max_body_bytes.to_string()),
+        ("webcorpus-extractor", c.extractor.name().to_string()),
+    ];
+    WarcInfo {
+        user_agent: cfg.net.user_agent.clone(),
+        settings: settings.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
+    }
 }
 
 /// Step 4a: every host of the state goes to dispatch with its stored robots.txt (when fresh)

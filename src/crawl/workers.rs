@@ -81,7 +81,7 @@ pub fn spawn_workers(
 /// Do one item; drain jobs send all but their last message through `commit` themselves.
 fn work(ctx: &WorkerContext, item: WorkItem, commit: &Sender<CommitMsg>) -> CommitMsg {
     match item {
-        WorkItem::Page { host, ticket, entry, page, mode } => {
+        WorkItem::Page { host, ticket, entry, page, mode, exchanges } => {
             let work = catch_unwind(AssertUnwindSafe(|| {
                 page_work(ctx, &page.body, page.content_type.as_deref(), &page.final_url, mode)
             }))
@@ -96,7 +96,7 @@ fn work(ctx: &WorkerContext, item: WorkItem, commit: &Sender<CommitMsg>) -> Comm
                 work: Some(work),
                 redirect: None,
             };
-            CommitMsg::Page(Box::new(PageDone { host, ticket, entry, result }))
+            CommitMsg::Page(Box::new(PageDone { host, ticket, entry, result, exchanges }))
         }
         WorkItem::Learn { host, generation } => {
             if ctx.stop.load(Ordering::Relaxed) {
@@ -217,7 +217,15 @@ fn waiting_done(
         tracing::error!(url = s.url, "extraction panicked");
         (Err(ExtractError::Panicked), None)
     });
-    WaitingDone { seq: s.seq, url: s.url, final_url: s.final_url, fetched_at: s.fetched_at, extraction, class }
+    WaitingDone {
+        seq: s.seq,
+        url: s.url,
+        final_url: s.final_url,
+        fetched_at: s.fetched_at,
+        warc: s.warc,
+        extraction,
+        class,
+    }
 }
 
 /// Pages a drain reads from the state at a time.

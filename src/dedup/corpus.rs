@@ -319,6 +319,9 @@ mod tests {
             paragraphs,
             page_type: None,
             page_type_prob: None,
+            warc_record_id: None,
+            warc_file: None,
+            warc_offset: None,
         }
     }
 

@@ -24,6 +24,8 @@ pub struct WarcPage {
     pub url: String,
     /// `WARC-Record-ID` (`<urn:uuid:…>`).
     pub record_id: String,
+    /// `WARC-Date`, RFC 3339 as written (absent when the record has none).
+    pub date: Option<String>,
     /// The HTTP status.
     pub status: u16,
     /// The HTTP `Content-Type`, if any.
@@ -137,7 +139,8 @@ pub fn read_warc(path: &Path, mut on_page: impl FnMut(WarcPage)) -> Result<WarcC
         match http_page(record.body()) {
             Ok((status, content_type, body)) => {
                 counts.pages += 1;
-                on_page(WarcPage { url, record_id: record.warc_id().to_string(), status, content_type, body });
+                let date = record.header(WarcHeader::Date).map(|d| d.trim().to_string());
+                on_page(WarcPage { url, record_id: record.warc_id().to_string(), date, status, content_type, body });
             }
             Err(skip) => *counts.skipped.entry(skip).or_default() += 1,
         }

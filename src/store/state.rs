@@ -137,6 +137,9 @@ pub struct SampledPage {
     pub fetched_at: String,
     /// Decoded HTML text.
     pub html: String,
+    /// Where its response is in the crawl's WARC files (none without WARC output).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warc: Option<crate::write::warc::WarcRef>,
 }
 
 /// Crawl-wide counters, committed with every page batch.
@@ -194,6 +197,7 @@ const OFFSET: &[u8] = b"meta/offset";
 const FORMAT: &[u8] = b"meta/format";
 const COUNTERS: &[u8] = b"meta/counters";
 const CRAWL_ID: &[u8] = b"meta/crawl_id";
+const WARC: &[u8] = b"meta/warc";
 
 fn host_key(prefix: &str, host: &str) -> Vec<u8> {
     let mut k = Vec::with_capacity(prefix.len() + host.len() + 1);
@@ -452,6 +456,11 @@ impl CrawlState {
         })
     }
 
+    /// The committed end of the WARC output, if a record was ever committed.
+    pub fn warc_position(&self) -> Result<Option<crate::write::warc::WarcPosition>, StoreError> {
+        self.get_json(WARC)
+    }
+
     /// The id of this crawl (written beside its corpus to claim the directory), if set.
     pub fn crawl_id(&self) -> Result<Option<String>, StoreError> {
         Ok(self.store.get(CRAWL_ID)?.map(|v| String::from_utf8_lossy(&v).into_owned()))
@@ -562,6 +571,11 @@ impl StateBatch {
         self.batch.put(FORMAT, format.as_bytes().to_vec());
     }
 
+    /// Record the synced end of the WARC output.
+    pub fn set_warc_position(&mut self, position: &crate::write::warc::WarcPosition) {
+        self.batch.put(WARC, encode(position));
+    }
+
     /// Set the crawl's id (see [`CrawlState::crawl_id`]).
     pub fn set_crawl_id(&mut self, id: &str) {
         self.batch.put(CRAWL_ID, id.as_bytes().to_vec());
@@ -628,6 +642,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let open = || crate::store::open_state_dir(dir.path()).unwrap();
         let page = |seq: u64, html: &str| SampledPage {
+            warc: None,
             seq,
             url: format!("http://a.org/{seq}"),
             final_url: format!("http://a.org/{seq}"),

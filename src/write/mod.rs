@@ -12,6 +12,7 @@
 pub mod jsonl;
 pub mod text;
 pub mod vert;
+pub mod warc;
 
 use std::fmt;
 use std::fs::{File, OpenOptions};
@@ -302,6 +303,9 @@ pub(crate) mod tests {
             paragraphs,
             page_type: Some(crate::model::PageType::Article),
             page_type_prob: Some(0.875),
+            warc_record_id: None,
+            warc_file: None,
+            warc_offset: None,
         }
     }
 

@@ -4,6 +4,7 @@
 
 pub mod hostile_server;
 pub mod site_server;
+pub mod warc;
 
 use std::path::PathBuf;
 

@@ -345,3 +345,48 @@ fn config_from_toml() {
     assert_eq!(NetConfig::default().max_body_bytes, 10_485_760);
     assert!(toml::from_str::<NetConfig>("max_body = 1").is_err());
 }
+
+/// With recording on, every response of a fetch becomes an exchange for the WARC output: the
+/// redirect hops with their bodies, the page with the body the page got, and refused
+/// responses (a PDF, an oversized body) with what was read and the truncation marked.
+#[tokio::test]
+async fn recording_keeps_every_exchange() {
+    let server = start();
+    let f = fetcher(&server).recording(true);
+    let Recorded { result, exchanges } = f.fetch_recorded(&server.url("/r/2"), Duration::ZERO).await;
+    let page = result.expect("fetched");
+    assert_eq!(exchanges.len(), 3, "two redirects and the page");
+    for (i, ex) in exchanges.iter().enumerate() {
+        let head = String::from_utf8_lossy(&ex.response_head);
+        let want = if i < 2 { "HTTP/1.1 301 Moved Permanently\r\n" } else { "HTTP/1.1 200 OK\r\n" };
+        assert!(head.starts_with(want), "{head}");
+        assert!(!head.to_ascii_lowercase().contains("\r\ncontent-length:"), "{head}");
+        let request = String::from_utf8_lossy(&ex.request_head);
+        assert!(request.starts_with(&format!("GET /r/{} HTTP/1.1\r\nHost: {}\r\n", 2 - i, server.addr)), "{request}");
+        assert!(request.ends_with("\r\n\r\n") && request.contains("User-Agent: webcorpus/"), "{request}");
+        assert_eq!(ex.ip, Some(server.addr.ip()));
+        assert_eq!(ex.truncated, None);
+    }
+    assert_eq!(exchanges[0].body, b"moved");
+    assert_eq!(exchanges[2].body, page.body);
+    assert_eq!(exchanges[2].url, page.final_url.as_str());
+
+    let Recorded { result, exchanges } = f.fetch_recorded(&server.url("/doc.pdf"), Duration::ZERO).await;
+    assert!(matches!(result, Err(FetchError::NotHtml { .. })));
+    assert_eq!(exchanges.len(), 1);
+    assert_eq!((exchanges[0].body.len(), exchanges[0].truncated), (0, Some(Truncation::NotRead)));
+
+    let Recorded { result, exchanges } = f.fetch_recorded(&server.url("/big-chunked"), Duration::ZERO).await;
+    assert!(matches!(result, Err(FetchError::BodyTooLarge { .. })));
+    assert_eq!((exchanges[0].body.len(), exchanges[0].truncated), (1000, Some(Truncation::Length)));
+    assert!(String::from_utf8_lossy(&exchanges[0].response_head).contains("X-Crawler-transfer-encoding: chunked"));
+
+    let Recorded { result, exchanges } = f.fetch_robots_recorded(&server.url("/")).await;
+    assert_eq!(result.expect("robots").0, 200);
+    assert_eq!(exchanges.len(), 1);
+    assert!(exchanges[0].url.ends_with("/robots.txt"));
+
+    // Not recording: no exchanges are kept.
+    let plain = fetcher(&server).fetch_recorded(&server.url("/r/1"), Duration::ZERO).await;
+    assert!(plain.result.is_ok() && plain.exchanges.is_empty());
+}

@@ -1,0 +1,240 @@
+//! Re-extraction of WARC files with the crawl's per-host procedure, without the network: the
+//! principal function is [`replay_warcs`] (`webcorpus extract --per-site FILE.warc.gz ...`).
+//! A Common Crawl segment, a Heritrix archive or the crawl's own WARC output becomes the
+//! corpus records a crawl of those pages writes.
+//!
+//! The files are read three times, each time streamed one record at a time
+//! ([`read_warc`]): (1) the HTML responses are counted per host; (2) each host's sample is
+//! kept, its first [`LearnParams::sample_size`] readable pages in file order, and its model
+//! learned as soon as the sample is complete, exactly as the crawl does (a host with fewer
+//! than [`LearnParams::min_sample`] pages gets no model); (3) every page is extracted with
+//! its host's model and classified, deduplicated by Onion against everything written before
+//! it, and written as a [`Record`] in file order. Memory holds the samples of the hosts
+//! whose sample is still incomplete, at most `sample_size` pages each.
+//!
+//! For the crawl's own WARC output the records equal the crawl's (same URLs, text,
+//! paragraphs, title, extractor, page type; `url` is the response's URL, after redirects),
+//! provided no host re-learned its model during the crawl (`stats --host` shows re-learnings)
+//! and no paragraph is shared across hosts (the crawl writes hosts interleaved, the replay in
+//! file order, and Onion keeps the first instance).
+
+use std::collections::{BTreeMap, HashMap};
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::classify::PageType;
+use crate::config::Config;
+use crate::crawl::workers::{extract_and_classify, PageTools};
+use crate::dedup::{DedupError, Onion, OnionScratch, SeenSet};
+use crate::domain::learn::{learn_documents, parse_sample};
+use crate::domain::DomainModel;
+use crate::extract::pipeline::ExtractSettings;
+use crate::extract::warc_input::{read_warc, WarcInputError, WarcPage};
+use crate::html::sniff::{binary_kind, unreadable_share, MAX_UNREADABLE_SHARE};
+use crate::html::{decode_html, Document};
+use crate::model::{join_paragraphs, Record};
+use crate::write::CorpusFormat;
+
+/// Errors that stop a replay (a bad page never does: it is counted).
+#[derive(Debug, thiserror::Error)]
+pub enum ReplayError {
+    /// A WARC file could not be read.
+    #[error(transparent)]
+    Input(#[from] WarcInputError),
+    /// The Onion parameters are invalid.
+    #[error(transparent)]
+    Dedup(#[from] DedupError),
+    /// The page classifier could not be loaded.
+    #[error(transparent)]
+    Classify(#[from] crate::classify::ClassifyError),
+    /// The output could not be written.
+    #[error("cannot write the corpus: {0}")]
+    Write(#[from] std::io::Error),
+}
+
+/// What a replay did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ReplaySummary {
+    /// WARC records read (in the last pass).
+    pub warc_records: u64,
+    /// HTML responses (2xx) among them.
+    pub pages: u64,
+    /// Hosts with pages, and those of them with a learned model.
+    pub hosts: u64,
+    /// Hosts that got a model.
+    pub learned: u64,
+    /// Records written.
+    pub records: u64,
+    /// Paragraphs dropped as Onion duplicates.
+    pub duplicate_paragraphs: u64,
+    /// Pages without a record, by reason (the crawl's discard keys), and WARC records that
+    /// were no page, by reason (`warc_not_response`, ...).
+    pub skipped: BTreeMap<String, u64>,
+}
+
+/// A host's learning state during pass 2.
+enum Learning {
+    /// Collecting its sample (decoded HTML).
+    Sampling(Vec<String>),
+    /// Learned (or too few pages: `None`).
+    Done(Option<Arc<DomainModel>>),
+}
+
+/// Re-extract the HTML responses of `paths` with per-host learning and Onion dedup, and write
+/// the records to `out` in `format`. `cfg` gives the extractor, stoplist language, learning,
+/// dedup and classifier settings (`[crawl] extractor`, `language`, `[learn]`, `[dedup]`,
+/// `[classify]`).
+///
+/// # Errors
+/// [`ReplayError`]: an unreadable WARC file, bad dedup parameters, the classifier model, or
+/// the output.
+pub fn replay_warcs(
+    paths: &[PathBuf],
+    cfg: &Config,
+    format: CorpusFormat,
+    out: &mut dyn Write,
+) -> Result<ReplaySummary, ReplayError> {
+    let tools = PageTools {
+        kind: cfg.crawl.extractor,
+        settings: Arc::new(ExtractSettings::from_config(cfg)),
+        classifier: cfg.classify.classifier()?,
+    };
+    let language = cfg.crawl.language().map(str::to_string);
+    let learn = &cfg.learn;
+    // 1. Pages per host.
+    let mut pages_of: HashMap<String, usize> = HashMap::new();
+    for path in paths {
+        read_warc(path, |page| *pages_of.entry(host_of(&page.url)).or_default() += 1)?;
+    }
+    // 2. Each host's sample, learned when complete.
+    let mut hosts: HashMap<String, Learning> = HashMap::new();
+    let mut seen_pages: HashMap<String, usize> = HashMap::new();
+    for path in paths {
+        read_warc(path, |page| {
+            let host = host_of(&page.url);
+            let nth = seen_pages.entry(host.clone()).or_default();
+            *nth += 1;
+            let total = pages_of.get(&host).copied().unwrap_or(0);
+            let state = hosts
+                .entry(host.clone())
+                .or_insert_with(|| Learning::Sampling(Vec::with_capacity(total.min(learn.sample_size))));
+            if let Learning::Sampling(sample) = state {
+                if let Ok(html) = readable(&page) {
+                    sample.push(html);
+                }
+                if sample.len() >= learn.sample_size || *nth >= total {
+                    let model = (sample.len() >= learn.min_sample).then(|| {
+                        let (docs, blocks) = parse_sample(sample.iter().map(String::as_str), learn.max_sample_nodes);
+                        Arc::new(learn_documents(&host, &docs, &blocks, language.as_deref(), &cfg.justext, learn))
+                    });
+                    *state = Learning::Done(model);
+                }
+            }
+        })?;
+    }
+    // 3. Extract, dedup, write.
+    let onion = Onion::new(cfg.dedup.onion())?;
+    let mut seen = SeenSet::new(cfg.dedup.seen_params());
+    let mut scratch = OnionScratch::default();
+    let mut summary = ReplaySummary {
+        hosts: hosts.len() as u64,
+        learned: hosts.values().filter(|l| matches!(l, Learning::Done(Some(_)))).count() as u64,
+        ..ReplaySummary::default()
+    };
+    let mut failed: Option<ReplayError> = None;
+    let mut buf = Vec::new();
+    for path in paths {
+        let counts = read_warc(path, |page| {
+            if failed.is_some() {
+                return;
+            }
+            let host = host_of(&page.url);
+            let model = match hosts.get(&host) {
+                Some(Learning::Done(model)) => model.clone(),
+                _ => None,
+            };
+            let mut skip = |reason: &str| *summary.skipped.entry(reason.to_string()).or_default() += 1;
+            let html = match readable(&page) {
+                Ok(html) => html,
+                Err(reason) => return skip(reason),
+            };
+            let doc = Document::parse(&html);
+            let (extraction, class) = extract_and_classify(&doc, &page.url, model.as_deref(), &tools);
+            let ex = match extraction {
+                Ok(ex) if ex.paragraphs.is_empty() => return skip("no_main_text"),
+                Ok(ex) => ex,
+                Err(_) => return skip("extraction_error"),
+            };
+            if cfg.classify.drop_non_article && class.is_some_and(|c| c.page_type == PageType::Other) {
+                return skip("not_article");
+            }
+            let outcome = match onion.filter_with(&mut scratch, &ex.paragraphs, &seen) {
+                Ok(outcome) => outcome,
+                Err(e) => {
+                    failed = Some(e.into());
+                    return;
+                }
+            };
+            summary.duplicate_paragraphs += outcome.dropped as u64;
+            if outcome.kept.is_empty() {
+                return skip("all_duplicate");
+            }
+            seen.insert_all(&outcome.new_hashes);
+            let record = Record {
+                url: page.url.clone(),
+                final_url: page.url.clone(),
+                host,
+                title: ex.title,
+                fetched_at: page.date.clone().unwrap_or_default(),
+                language: ex.language,
+                extractor: ex.extractor.to_string(),
+                text: join_paragraphs(&outcome.kept),
+                paragraphs: outcome.kept,
+                page_type: class.map(|c| c.page_type),
+                page_type_prob: class.map(|c| c.prob),
+                warc_record_id: Some(page.record_id.clone()),
+                warc_file: path.file_name().map(|n| n.to_string_lossy().into_owned()),
+                warc_offset: None,
+            };
+            buf.clear();
+            if let Err(e) = format.render(&record, &mut buf) {
+                failed = Some(ReplayError::Write(std::io::Error::other(e)));
+                return;
+            }
+            if let Err(e) = out.write_all(&buf) {
+                failed = Some(e.into());
+                return;
+            }
+            summary.records += 1;
+        })?;
+        if let Some(e) = failed.take() {
+            return Err(e);
+        }
+        summary.warc_records += counts.records;
+        summary.pages += counts.pages;
+        for (skip, n) in counts.skipped {
+            *summary.skipped.entry(format!("warc_{}", skip.key())).or_default() += n;
+        }
+    }
+    out.flush()?;
+    Ok(summary)
+}
+
+/// The crawl's host key of a URL (`host[:port]`), or the URL itself when it has none.
+fn host_of(url: &str) -> String {
+    url::Url::parse(url).ok().and_then(|u| crate::crawl::url::host_key(&u)).unwrap_or_else(|| url.to_string())
+}
+
+/// The page's decoded HTML, or the crawl's discard key when it is not text (as the crawl's
+/// workers refuse it).
+fn readable(page: &WarcPage) -> Result<String, &'static str> {
+    if binary_kind(&page.body).is_some() {
+        return Err("binary");
+    }
+    let decoded = decode_html(&page.body, page.content_type.as_deref());
+    if unreadable_share(&decoded.text) > MAX_UNREADABLE_SHARE {
+        return Err("bad_encoding");
+    }
+    Ok(decoded.text)
+}
