@@ -129,6 +129,9 @@ fn crawl(args: CrawlArgs) -> Result<u8> {
         c.duplicate_paragraphs,
         summary.queued
     );
+    if c.sitemaps + c.feeds > 0 {
+        println!("{} sitemaps and {} feeds read, listing {} page URLs", c.sitemaps, c.feeds, c.source_urls);
+    }
     if !c.discards.is_empty() {
         let discards: Vec<String> = c.discards.iter().map(|(k, n)| format!("{k} {n}")).collect();
         println!("pages without a record: {}", discards.join(", "));

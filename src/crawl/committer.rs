@@ -23,6 +23,8 @@ use crate::crawl::address::AddressPolicy;
 use crate::crawl::messages::{
     send_queued, CommitMsg, Discard, Event, PageContent, PageDone, PageResult, WaitingDone, WorkItem,
 };
+use crate::crawl::robots::{RobotsEntry, RobotsStatus};
+use crate::crawl::sources::MAX_SITEMAP_DEPTH;
 use crate::crawl::url::{host_key, in_scope, looks_like_html, normalize};
 use crate::crawl::CrawlError;
 use crate::dedup::log::HashLog;
@@ -31,7 +33,7 @@ use crate::domain::DomainModel;
 use crate::extract::pipeline::{ModelUse, PageExtraction};
 use crate::extract::ExtractError;
 use crate::model::{join_paragraphs, Record};
-use crate::store::{Counters, CrawlState, FrontierEntry, HostPhase, HostRecord, SampledPage, StateBatch};
+use crate::store::{Counters, CrawlState, FrontierEntry, HostPhase, HostRecord, SampledPage, StateBatch, UrlKind};
 use crate::write::warc::{HttpExchange, WarcRef, WarcWriter};
 use crate::write::{CorpusFormat, CorpusWriter};
 use crossbeam_channel::{Receiver, Sender};
@@ -300,6 +302,7 @@ impl Committer {
                 self.touch(&host);
             }
             CommitMsg::Robots { host, entry } => {
+                self.enqueue_sitemaps(&host, &entry)?;
                 self.batch.put_robots(&host, &entry);
                 // Answered: a host given up in an earlier run is back.
                 self.book(&host).rec.dead = false;
@@ -519,7 +522,23 @@ impl Committer {
             Some(work) => work,
         };
         self.enqueue_links(&host, &entry, &work.links)?;
+        for feed in &work.feeds {
+            self.queue_source(&host, feed, UrlKind::Feed, 0)?;
+        }
         match work.content {
+            PageContent::Source(urls) => {
+                match entry.kind {
+                    UrlKind::Feed => self.counters.feeds += 1,
+                    _ => self.counters.sitemaps += 1,
+                }
+                self.counters.source_urls += urls.pages.len() as u64;
+                self.enqueue_links(&host, &entry, &urls.pages)?;
+                if entry.depth + 1 < MAX_SITEMAP_DEPTH {
+                    for sitemap in &urls.sitemaps {
+                        self.queue_source(&host, sitemap, UrlKind::Sitemap, entry.depth + 1)?;
+                    }
+                }
+            }
             PageContent::Failed => self.discard(&host, Discard::ProcessingFailed),
             PageContent::Refused(why) => self.discard(&host, why),
             PageContent::Extracted(extraction, class) => {
@@ -597,12 +616,56 @@ impl Committer {
         if self.cfg.crawl.is_excluded(url.as_str()) || self.is_seen(url.as_str())? {
             return Ok(());
         }
-        self.queue_url(&target_host, &url, 0, url.as_str(), u64::MAX)
+        self.queue_url(&target_host, &url, 0, UrlKind::Page, url.as_str(), u64::MAX)
     }
 
-    /// Put `url` on the frontier of `target` at `depth`, unless the host has `cap` URLs queued
-    /// already. A host new to the crawl gets a record with the seed `new_seed`.
-    fn queue_url(&mut self, target: &str, url: &Url, depth: u32, new_seed: &str, cap: u64) -> Result<(), CrawlError> {
+    /// The sitemaps of a host whose robots.txt came: its `Sitemap:` lines, else its
+    /// `/sitemap.xml` (when robots.txt was readable or absent). Each is queued once per crawl
+    /// (the seen set), so a refreshed robots.txt adds only new ones.
+    fn enqueue_sitemaps(&mut self, host: &str, robots: &RobotsEntry) -> Result<(), CrawlError> {
+        if robots.status == RobotsStatus::DisallowAll {
+            return Ok(());
+        }
+        let Ok(seed) = Url::parse(&self.book(host).rec.seed) else { return Ok(()) };
+        let Ok(origin) = seed.join("/robots.txt") else { return Ok(()) };
+        let listed = robots.body.as_deref().map(sitemap_lines).unwrap_or_default();
+        let sitemaps = if listed.is_empty() { vec!["/sitemap.xml".to_string()] } else { listed };
+        for sitemap in sitemaps {
+            if let Ok(url) = origin.join(&sitemap) {
+                self.queue_source(host, &url, UrlKind::Sitemap, 0)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Queue a sitemap or feed found by `host` (its robots.txt, a sitemap index, a seed page)
+    /// when it is in the crawl's scope, allowed and unseen; `depth` is its sitemap nesting.
+    fn queue_source(&mut self, host: &str, url: &Url, kind: UrlKind, depth: u32) -> Result<(), CrawlError> {
+        let seed_text = self.book(host).rec.seed.clone();
+        let Ok(seed) = Url::parse(&seed_text) else { return Ok(()) };
+        let Some(url) = normalize(url) else { return Ok(()) };
+        if !in_scope(&url, &seed, self.cfg.crawl.scope) || self.addresses.check_url(&url).is_err() {
+            return Ok(());
+        }
+        let Some(target) = host_key(&url) else { return Ok(()) };
+        if self.is_seen(url.as_str())? {
+            return Ok(());
+        }
+        self.queue_url(&target, &url, depth, kind, &seed_text, self.cfg.crawl.max_pages_per_host)
+    }
+
+    /// Put `url` (a `kind` URL) on the frontier of `target` at `depth`, unless the host has
+    /// `cap` URLs queued already. A host new to the crawl gets a record with the seed
+    /// `new_seed`.
+    fn queue_url(
+        &mut self,
+        target: &str,
+        url: &Url,
+        depth: u32,
+        kind: UrlKind,
+        new_seed: &str,
+        cap: u64,
+    ) -> Result<(), CrawlError> {
         if !self.hosts.contains_key(target) {
             let rec = match self.state.host(target)? {
                 Some(r) => r,
@@ -617,7 +680,7 @@ impl Committer {
         book.rec.enqueued += 1;
         let seed = book.rec.seed.clone();
         self.group_seen.insert(CrawlState::url_identity(url.as_str()));
-        self.batch.push_frontier(target, FrontierEntry { url: url.to_string(), depth, seq: 0 });
+        self.batch.push_frontier(target, FrontierEntry { url: url.to_string(), depth, seq: 0, kind });
         self.group_work.insert(target.to_string(), seed);
         self.touch(target);
         Ok(())
@@ -646,7 +709,7 @@ impl Committer {
             if self.is_seen(url.as_str())? {
                 continue;
             }
-            self.queue_url(&target, &url, depth, &seed_text, cap)?;
+            self.queue_url(&target, &url, depth, UrlKind::Page, &seed_text, cap)?;
         }
         Ok(())
     }
@@ -803,6 +866,18 @@ impl Committer {
 /// A group is committed early once its store batch holds this many writes (frontier entries
 /// and seen URLs of link-heavy pages): sled keeps a batch and the pages it touches in memory.
 const MAX_GROUP_WRITES: usize = 8_192;
+
+/// The URLs of a robots.txt's `Sitemap:` lines (sitemaps.org; any group, case-insensitive).
+fn sitemap_lines(robots: &str) -> Vec<String> {
+    robots
+        .lines()
+        .filter_map(|line| {
+            let line = line.split('#').next().unwrap_or("").trim();
+            let (key, value) = line.split_once(':')?;
+            (key.trim().eq_ignore_ascii_case("sitemap") && !value.trim().is_empty()).then(|| value.trim().to_string())
+        })
+        .collect()
+}
 
 fn is_extracted(done: &PageDone) -> bool {
     matches!(&done.result, PageResult::Fetched { work: Some(w), .. } if matches!(w.content, PageContent::Extracted(..)))

@@ -15,7 +15,7 @@ use crate::crawl::progress::{HostCounts, Progress};
 use crate::crawl::robots::{RobotsEntry, RobotsStatus};
 use crate::crawl::shutdown::Shutdown;
 use crate::crawl::CrawlError;
-use crate::store::{Counters, CrawlState, FrontierEntry};
+use crate::store::{Counters, CrawlState, FrontierEntry, UrlKind};
 use crate::write::warc::HttpExchange;
 use crossbeam_channel::Sender;
 use std::collections::{HashMap, VecDeque};
@@ -38,14 +38,24 @@ const DISALLOWED_BURST: usize = 256;
 pub trait Fetch: Send + Sync + 'static {
     /// Fetch a page, waiting `hop_delay` before each redirect hop; with the HTTP exchanges
     /// made, for the WARC output.
-    fn fetch_page(&self, url: &Url, hop_delay: Duration) -> impl Future<Output = Recorded<FetchedPage>> + Send;
+    fn fetch_page(
+        &self,
+        url: &Url,
+        hop_delay: Duration,
+        kind: UrlKind,
+    ) -> impl Future<Output = Recorded<FetchedPage>> + Send;
     /// Fetch the robots.txt of `url`'s origin: status and body, an error without an answer.
     fn fetch_robots(&self, url: &Url) -> impl Future<Output = Recorded<(u16, String)>> + Send;
 }
 
 impl Fetch for Fetcher {
-    fn fetch_page(&self, url: &Url, hop_delay: Duration) -> impl Future<Output = Recorded<FetchedPage>> + Send {
-        self.fetch_recorded(url, hop_delay)
+    fn fetch_page(
+        &self,
+        url: &Url,
+        hop_delay: Duration,
+        kind: UrlKind,
+    ) -> impl Future<Output = Recorded<FetchedPage>> + Send {
+        self.fetch_recorded(url, hop_delay, kind)
     }
     fn fetch_robots(&self, url: &Url) -> impl Future<Output = Recorded<(u16, String)>> + Send {
         self.fetch_robots_recorded(url)
@@ -361,7 +371,7 @@ impl<F: Fetch> Dispatcher<F> {
             self.spawn(idx, async move {
                 let start = Instant::now();
                 let Recorded { result, exchanges } = match Url::parse(&entry.url) {
-                    Ok(url) => fetch.fetch_page(&url, hop_delay).await,
+                    Ok(url) => fetch.fetch_page(&url, hop_delay, entry.kind).await,
                     Err(e) => Recorded::bare(Err(FetchError::Other {
                         url: entry.url.clone(),
                         message: format!("bad URL: {e}"),
@@ -641,7 +651,7 @@ mod tests {
     }
 
     impl Fetch for MemoryFetch {
-        fn fetch_page(&self, url: &Url, _: Duration) -> impl Future<Output = Recorded<FetchedPage>> + Send {
+        fn fetch_page(&self, url: &Url, _: Duration, _: UrlKind) -> impl Future<Output = Recorded<FetchedPage>> + Send {
             let path = url.path().to_string();
             let mut log = self.log.lock().unwrap();
             let nth = log.iter().filter(|(_, p)| *p == path).count();
@@ -680,7 +690,10 @@ mod tests {
         let state = CrawlState::open(Arc::new(MemoryStore::new())).unwrap();
         let mut batch = state.batch();
         for (path, _) in pages {
-            batch.push_frontier("a.test", FrontierEntry { url: format!("http://a.test{path}"), depth: 0, seq: 0 });
+            batch.push_frontier(
+                "a.test",
+                FrontierEntry { url: format!("http://a.test{path}"), depth: 0, ..FrontierEntry::default() },
+            );
         }
         state.commit(batch).unwrap();
         let fetch = Arc::new(MemoryFetch {

@@ -27,7 +27,9 @@ use serde::{Deserialize, Serialize};
 use url::Url;
 
 use super::address::{AddressError, AddressPolicy, PolicyResolver};
+use super::sources::{MAX_SOURCE_BYTES, SOURCE_CONTENT_TYPES};
 use super::url::{for_log, host_key};
+use crate::store::UrlKind;
 use crate::write::warc::{HttpExchange, Truncation};
 use exchange::Pending;
 
@@ -274,6 +276,8 @@ pub struct Fetcher {
     client: reqwest::Client,
     config: NetConfig,
     accept: Vec<String>,
+    /// The accept list for sitemaps and feeds.
+    source_accept: Vec<String>,
     resolve: HashMap<String, SocketAddr>,
     policy: Arc<AddressPolicy>,
     record: bool,
@@ -332,6 +336,7 @@ impl Fetcher {
             client,
             config: config.clone(),
             accept: config.accept_content_types.iter().map(|t| t.trim().to_ascii_lowercase()).collect(),
+            source_accept: SOURCE_CONTENT_TYPES.iter().map(|t| t.to_string()).collect(),
             resolve,
             policy,
             record: false,
@@ -368,13 +373,15 @@ impl Fetcher {
     /// # Errors
     /// As [`Fetcher::fetch`].
     pub async fn fetch_paced(&self, url: &Url, hop_delay: Duration) -> Result<FetchedPage, FetchError> {
-        self.fetch_recorded(url, hop_delay).await.result
+        self.fetch_recorded(url, hop_delay, UrlKind::Page).await.result
     }
 
-    /// [`Fetcher::fetch_paced`] with the exchanges it made (when [`Fetcher::recording`]).
-    pub async fn fetch_recorded(&self, url: &Url, hop_delay: Duration) -> Recorded<FetchedPage> {
+    /// [`Fetcher::fetch_paced`] of a `kind` URL, with the exchanges it made (when
+    /// [`Fetcher::recording`]). Sitemaps and feeds are accepted in the XML, gzip and text media
+    /// types of [`SOURCE_CONTENT_TYPES`] and up to [`MAX_SOURCE_BYTES`].
+    pub async fn fetch_recorded(&self, url: &Url, hop_delay: Duration, kind: UrlKind) -> Recorded<FetchedPage> {
         let mut log = Vec::new();
-        let result = self.fetch_logged(url, hop_delay, &mut log).await;
+        let result = self.fetch_logged(url, hop_delay, kind, &mut log).await;
         Recorded { result, exchanges: log }
     }
 
@@ -382,10 +389,12 @@ impl Fetcher {
         &self,
         url: &Url,
         hop_delay: Duration,
+        kind: UrlKind,
         log: &mut Vec<HttpExchange>,
     ) -> Result<FetchedPage, FetchError> {
         let start = Instant::now();
-        let followed = self.follow(url, self.config.max_redirects, hop_delay, Hops::SameHost, log).await?;
+        let accept = if kind.is_page() { &self.accept } else { &self.source_accept };
+        let followed = self.follow(url, self.config.max_redirects, hop_delay, Hops::SameHost, accept, log).await?;
         let (hop, redirect) = match followed {
             Followed::Done(hop) => (hop, None),
             Followed::Elsewhere(hop, target) => (hop, Some(target)),
@@ -401,7 +410,7 @@ impl Fetcher {
         let headers = response.headers();
         let content_type = header_string(headers, CONTENT_TYPE);
         let retry_after = header_string(headers, RETRY_AFTER);
-        let accepted = content_type.as_deref().is_none_or(|ct| self.accepts(ct));
+        let accepted = content_type.as_deref().is_none_or(|ct| accepts(accept, ct));
         // reqwest removes the header of the encodings it decoded (gzip, deflate).
         let encoding = header_string(headers, CONTENT_ENCODING).filter(|e| !e.eq_ignore_ascii_case("identity"));
         let refused = if redirect.is_some() {
@@ -425,7 +434,7 @@ impl Fetcher {
             }
             Vec::new()
         } else {
-            let limit = self.config.max_body_bytes;
+            let limit = if kind.is_page() { self.config.max_body_bytes } else { MAX_SOURCE_BYTES };
             match read_body(response, limit, BodyCap::Refuse).await {
                 Ok((body, false)) => {
                     if let Some(p) = pending {
@@ -489,7 +498,7 @@ impl Fetcher {
         robots.set_query(None);
         robots.set_fragment(None);
         let redirects = self.config.max_redirects.max(ROBOTS_REDIRECTS);
-        match self.follow(&robots, redirects, Duration::ZERO, Hops::AnyHost, log).await? {
+        match self.follow(&robots, redirects, Duration::ZERO, Hops::AnyHost, &self.accept, log).await? {
             Followed::Done(hop) | Followed::Elsewhere(hop, _) => {
                 let status = hop.response.status().as_u16();
                 let (body, cut) = read_body(hop.response, MAX_ROBOTS_BYTES as u64, BodyCap::Truncate)
@@ -505,13 +514,6 @@ impl Fetcher {
         }
     }
 
-    /// Is the media type of `content_type` in the accept list? An empty header counts as
-    /// missing, i.e. accepted.
-    fn accepts(&self, content_type: &str) -> bool {
-        let essence = content_type.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
-        essence.is_empty() || self.accept.contains(&essence)
-    }
-
     /// GET `url`, following redirects by hand so each hop is checked; with
     /// [`Hops::SameHost`] a redirect to another host ends the loop.
     /// Every response that does not end the loop in [`Followed::Done`] or
@@ -522,8 +524,10 @@ impl Fetcher {
         max_redirects: u32,
         hop_delay: Duration,
         hops_to: Hops,
+        accept: &[String],
         log: &mut Vec<HttpExchange>,
     ) -> Result<Followed, FetchError> {
+        let accept_header = accept.join(", ");
         let mut current = url.clone();
         let mut hops = 0u32;
         loop {
@@ -531,10 +535,10 @@ impl Fetcher {
                 tokio::time::sleep(hop_delay).await;
             }
             let started = SystemTime::now();
-            let response = self.send(&current, url).await?;
+            let response = self.send(&current, url, &accept_header).await?;
             let pending = self
                 .record
-                .then(|| Pending::new(&current, &response, started, &self.config.user_agent, &self.accept.join(", ")));
+                .then(|| Pending::new(&current, &response, started, &self.config.user_agent, &accept_header));
             let status = response.status().as_u16();
             let location = response.headers().get(LOCATION).map(|l| String::from_utf8_lossy(l.as_bytes()).into_owned());
             let Some(location) = location.filter(|_| matches!(status, 301 | 302 | 303 | 307 | 308)) else {
@@ -573,8 +577,7 @@ impl Fetcher {
 
     /// Send one GET for `url`, through the `resolve` table when its host is listed, else
     /// after the address policy's check of an IP literal (names are checked when resolved).
-    async fn send(&self, url: &Url, asked: &Url) -> Result<reqwest::Response, FetchError> {
-        let accept = self.accept.join(", ");
+    async fn send(&self, url: &Url, asked: &Url, accept: &str) -> Result<reqwest::Response, FetchError> {
         let host = url.host_str().map(str::to_ascii_lowercase);
         let target = host.as_deref().and_then(|h| self.resolve.get(h)).and_then(|addr| resolved_url(url, *addr));
         let request = match target {
@@ -592,6 +595,13 @@ impl Fetcher {
         let request = if accept.is_empty() { request } else { request.header(ACCEPT, accept) };
         request.send().await.map_err(|e| FetchError::from_reqwest(asked, e))
     }
+}
+
+/// Is the media type of `content_type` in `accept`? An empty header counts as missing, i.e.
+/// accepted.
+fn accepts(accept: &[String], content_type: &str) -> bool {
+    let essence = content_type.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+    essence.is_empty() || accept.contains(&essence)
 }
 
 /// Which redirect hops [`Fetcher::follow`] takes.

@@ -6,10 +6,11 @@
 use crate::classify::PageClass;
 use crate::crawl::fetch::FetchedPage;
 use crate::crawl::robots::RobotsEntry;
+use crate::crawl::sources::SourceUrls;
 use crate::domain::DomainModel;
 use crate::extract::pipeline::PageExtraction;
 use crate::extract::ExtractError;
-use crate::store::{Counters, FrontierEntry};
+use crate::store::{Counters, FrontierEntry, UrlKind};
 use crate::write::warc::{HttpExchange, WarcRef};
 use std::sync::Arc;
 use url::Url;
@@ -41,6 +42,8 @@ pub enum Discard {
     Binary,
     /// The decoded text is mostly replacement or control characters in every charset tried.
     BadEncoding,
+    /// A sitemap or feed that is not one ([`crate::crawl::sources::SourceError`]).
+    BadSource(UrlKind),
 }
 
 impl Discard {
@@ -58,6 +61,8 @@ impl Discard {
             Discard::AllDuplicate => "all_duplicate".into(),
             Discard::Binary => "binary".into(),
             Discard::BadEncoding => "bad_encoding".into(),
+            Discard::BadSource(UrlKind::Feed) => "bad_feed".into(),
+            Discard::BadSource(_) => "bad_sitemap".into(),
         }
     }
 }
@@ -72,10 +77,12 @@ pub enum PageMode {
     Extract(Option<Arc<DomainModel>>),
 }
 
-/// The CPU work done on a 2xx HTML response by a worker.
+/// The CPU work done on a 2xx response by a worker.
 pub struct PageWork {
     /// Links found on the page (absolute, fragment-free, at most `max_links_per_page`).
     pub links: Vec<Url>,
+    /// Feeds the page announces (seed pages only, [`crate::crawl::sources::feed_links`]).
+    pub feeds: Vec<Url>,
     /// What the page became.
     pub content: PageContent,
 }
@@ -90,6 +97,8 @@ pub enum PageContent {
     Failed,
     /// Not processed: the body is binary or unreadable text.
     Refused(Discard),
+    /// A sitemap or feed read: the pages and sitemaps it lists.
+    Source(SourceUrls),
 }
 
 /// The outcome of one dispatched frontier entry (it travels boxed in [`PageDone`]).

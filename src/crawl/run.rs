@@ -200,7 +200,7 @@ fn add_seeds(state: &CrawlState, path: &Path) -> Result<(), CrawlError> {
             },
         };
         if !state.is_seen(url.as_str())? && queued.insert(CrawlState::url_identity(url.as_str())) {
-            batch.push_frontier(&host, FrontierEntry { url: url.to_string(), depth: 0, seq: 0 });
+            batch.push_frontier(&host, FrontierEntry { url: url.to_string(), depth: 0, ..FrontierEntry::default() });
             rec.enqueued += 1;
         }
         records.insert(host, rec);

@@ -109,6 +109,11 @@ pub fn report(state: &CrawlState, host: Option<&str>) -> Result<String, StoreErr
         article_share(c.articles, c.others)
     );
     let _ = writeln!(out, "duplicate paragraphs dropped (Onion): {}", c.duplicate_paragraphs);
+    let _ = writeln!(
+        out,
+        "sitemaps read: {} · feeds read: {} · page URLs they listed: {}",
+        c.sitemaps, c.feeds, c.source_urls
+    );
     let _ = writeln!(out, "pages extracted without their host's model (model_rejected): {}", c.model_rejected);
     let _ = writeln!(
         out,

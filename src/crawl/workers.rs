@@ -9,6 +9,7 @@ use crate::classify::{PageClass, PageClassifier};
 use crate::crawl::messages::{
     CommitMsg, Discard, PageContent, PageDone, PageMode, PageResult, PageWork, WaitingDone, WorkItem,
 };
+use crate::crawl::sources::{feed_links, parse_source};
 use crate::domain::learn::{learn_documents, parse_sample};
 use crate::domain::{DomainModel, LearnParams};
 use crate::extract::pipeline::{extract_document, ExtractSettings, PageExtraction};
@@ -16,7 +17,7 @@ use crate::extract::{ExtractError, ExtractorKind, JusTextParams};
 use crate::html::sniff::{binary_kind, unreadable_share, MAX_UNREADABLE_SHARE};
 use crate::html::{decode_html, links::extract_links, segment, Document};
 use crate::model::Block;
-use crate::store::{CrawlState, SampledPage};
+use crate::store::{CrawlState, SampledPage, UrlKind};
 use crossbeam_channel::{Receiver, Sender};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -82,12 +83,15 @@ pub fn spawn_workers(
 fn work(ctx: &WorkerContext, item: WorkItem, commit: &Sender<CommitMsg>) -> CommitMsg {
     match item {
         WorkItem::Page { host, ticket, entry, page, mode, exchanges } => {
-            let work = catch_unwind(AssertUnwindSafe(|| {
-                page_work(ctx, &page.body, page.content_type.as_deref(), &page.final_url, mode)
+            let work = catch_unwind(AssertUnwindSafe(|| match entry.kind {
+                UrlKind::Page => {
+                    page_work(ctx, &page.body, page.content_type.as_deref(), &page.final_url, mode, entry.depth == 0)
+                }
+                kind => source_work(kind, &page.body, &page.final_url),
             }))
             .unwrap_or_else(|_| {
                 tracing::error!(url = entry.url, "page processing panicked");
-                PageWork { links: Vec::new(), content: PageContent::Failed }
+                PageWork { links: Vec::new(), feeds: Vec::new(), content: PageContent::Failed }
             });
             let result = PageResult::Fetched {
                 final_url: page.final_url.clone(),
@@ -111,21 +115,36 @@ fn work(ctx: &WorkerContext, item: WorkItem, commit: &Sender<CommitMsg>) -> Comm
     }
 }
 
-/// Decode, parse, collect links and (in extract mode) extract and classify one page.
+/// Read a sitemap or feed: the URLs it lists, or the discard `bad_sitemap` / `bad_feed`.
+fn source_work(kind: UrlKind, body: &[u8], final_url: &Url) -> PageWork {
+    let content = match parse_source(kind, body, final_url) {
+        Ok(urls) => PageContent::Source(urls),
+        Err(e) => {
+            tracing::debug!(url = %final_url, "{e}");
+            PageContent::Refused(Discard::BadSource(kind))
+        }
+    };
+    PageWork { links: Vec::new(), feeds: Vec::new(), content }
+}
+
+/// Decode, parse, collect links (and with `announce_feeds` the feeds the page announces) and
+/// (in extract mode) extract and classify one page.
 pub fn page_work(
     ctx: &WorkerContext,
     body: &[u8],
     content_type: Option<&str>,
     final_url: &Url,
     mode: PageMode,
+    announce_feeds: bool,
 ) -> PageWork {
+    let refused = |why| PageWork { links: Vec::new(), feeds: Vec::new(), content: PageContent::Refused(why) };
     if let Some(kind) = binary_kind(body) {
         tracing::debug!(url = %final_url, "binary body ({kind}) served as HTML");
-        return PageWork { links: Vec::new(), content: PageContent::Refused(Discard::Binary) };
+        return refused(Discard::Binary);
     }
     let decoded = decode_html(body, content_type);
     if unreadable_share(&decoded.text) > MAX_UNREADABLE_SHARE {
-        return PageWork { links: Vec::new(), content: PageContent::Refused(Discard::BadEncoding) };
+        return refused(Discard::BadEncoding);
     }
     if decoded.had_errors {
         tracing::debug!(url = %final_url, "malformed bytes for the page's charset were replaced");
@@ -134,6 +153,7 @@ pub fn page_work(
     let mut links = extract_links(&doc, final_url);
     links.truncate(ctx.max_links_per_page);
     links.shrink_to_fit();
+    let feeds = if announce_feeds { feed_links(&doc, final_url) } else { Vec::new() };
     let content = match mode {
         PageMode::Sample => PageContent::Waiting(decoded.text),
         PageMode::Extract(model) => {
@@ -141,7 +161,7 @@ pub fn page_work(
             PageContent::Extracted(extraction, class)
         }
     };
-    PageWork { links, content }
+    PageWork { links, feeds, content }
 }
 
 /// Extract a parsed page and classify the extraction (no class when extraction failed).

@@ -16,7 +16,7 @@ mod state;
 pub use memory::MemoryStore;
 pub use sled_store::SledStore;
 pub use state::{
-    Counters, CrawlState, FrontierEntry, HostPhase, HostRecord, SampledPage, StateBatch, MODEL_HALVED_LISTED,
+    Counters, CrawlState, FrontierEntry, HostPhase, HostRecord, SampledPage, StateBatch, UrlKind, MODEL_HALVED_LISTED,
     STATE_VERSION,
 };
 

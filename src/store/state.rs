@@ -21,16 +21,40 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
+/// What a frontier URL is: a page, or a source of URLs ([`crate::crawl::sources`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum UrlKind {
+    /// An HTML page.
+    #[default]
+    Page,
+    /// A sitemap or sitemap index (sitemaps.org 0.9).
+    Sitemap,
+    /// An RSS or Atom feed.
+    Feed,
+}
+
+impl UrlKind {
+    /// True for [`UrlKind::Page`].
+    pub fn is_page(&self) -> bool {
+        *self == UrlKind::Page
+    }
+}
+
 /// A URL waiting in a host's frontier queue.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FrontierEntry {
     /// Normalised absolute URL.
     pub url: String,
-    /// Link distance from the seed (seed = 0).
+    /// Link distance from the seed (seed = 0); for sitemaps, the nesting level (robots.txt's
+    /// sitemap = 0).
     pub depth: u32,
     /// Crawl sequence number (FIFO order; also the key suffix).
     #[serde(default)]
     pub seq: u64,
+    /// A page, a sitemap or a feed.
+    #[serde(default, skip_serializing_if = "UrlKind::is_page")]
+    pub kind: UrlKind,
 }
 
 /// Where a host stands in the learn-then-extract protocol (GoldMiner §III.A).
@@ -173,6 +197,15 @@ pub struct Counters {
     /// ([`HostRecord::model_halved`], summed).
     #[serde(default)]
     pub model_halved: u64,
+    /// Sitemaps read (robots.txt `Sitemap:` lines, `/sitemap.xml`, sitemap indexes).
+    #[serde(default)]
+    pub sitemaps: u64,
+    /// Feeds read (announced by seed pages).
+    #[serde(default)]
+    pub feeds: u64,
+    /// Page URLs the sitemaps and feeds listed (queued when new, in scope and allowed).
+    #[serde(default)]
+    pub source_urls: u64,
 }
 
 /// How many pages per host [`HostRecord::model_halved_pages`] lists.
@@ -594,9 +627,15 @@ mod tests {
 
     fn exercise(state: &CrawlState) {
         let mut b = state.batch();
-        let s1 = b.push_frontier("a.org", FrontierEntry { url: "http://a.org/1".into(), depth: 0, seq: 0 });
-        b.push_frontier("a.org", FrontierEntry { url: "http://a.org/2".into(), depth: 1, seq: 0 });
-        b.push_frontier("a.org:8080", FrontierEntry { url: "http://a.org:8080/x".into(), depth: 0, seq: 0 });
+        let s1 = b.push_frontier(
+            "a.org",
+            FrontierEntry { url: "http://a.org/1".into(), depth: 0, ..FrontierEntry::default() },
+        );
+        b.push_frontier("a.org", FrontierEntry { url: "http://a.org/2".into(), depth: 1, ..FrontierEntry::default() });
+        b.push_frontier(
+            "a.org:8080",
+            FrontierEntry { url: "http://a.org:8080/x".into(), depth: 0, ..FrontierEntry::default() },
+        );
         b.set_hash_log_len(16);
         b.set_corpus_offset(123, "jsonl");
         state.commit(b).unwrap();

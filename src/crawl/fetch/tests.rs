@@ -97,6 +97,9 @@ fn respond(rq: Request, log: &Seen) {
         },
         (_, "/doc.pdf") => Response::from_string("%PDF-1.4 ...").with_header(header("Content-Type", "application/pdf")),
         (_, "/big") => html(200, &"a".repeat(5000)),
+        (_, "/sitemap.xml") => {
+            Response::from_string("<urlset></urlset>").with_header(header("Content-Type", "application/xml"))
+        }
         (_, "/big-chunked") => chunked(vec![header("Content-Type", "text/html")], vec![b'a'; 5000]),
         (_, "/no-type") => chunked(Vec::new(), b"<p>no type</p>".to_vec()),
         (_, "/missing") => html(404, "<h1>not found</h1>"),
@@ -353,7 +356,7 @@ fn config_from_toml() {
 async fn recording_keeps_every_exchange() {
     let server = start();
     let f = fetcher(&server).recording(true);
-    let Recorded { result, exchanges } = f.fetch_recorded(&server.url("/r/2"), Duration::ZERO).await;
+    let Recorded { result, exchanges } = f.fetch_recorded(&server.url("/r/2"), Duration::ZERO, UrlKind::Page).await;
     let page = result.expect("fetched");
     assert_eq!(exchanges.len(), 3, "two redirects and the page");
     for (i, ex) in exchanges.iter().enumerate() {
@@ -371,12 +374,13 @@ async fn recording_keeps_every_exchange() {
     assert_eq!(exchanges[2].body, page.body);
     assert_eq!(exchanges[2].url, page.final_url.as_str());
 
-    let Recorded { result, exchanges } = f.fetch_recorded(&server.url("/doc.pdf"), Duration::ZERO).await;
+    let Recorded { result, exchanges } = f.fetch_recorded(&server.url("/doc.pdf"), Duration::ZERO, UrlKind::Page).await;
     assert!(matches!(result, Err(FetchError::NotHtml { .. })));
     assert_eq!(exchanges.len(), 1);
     assert_eq!((exchanges[0].body.len(), exchanges[0].truncated), (0, Some(Truncation::NotRead)));
 
-    let Recorded { result, exchanges } = f.fetch_recorded(&server.url("/big-chunked"), Duration::ZERO).await;
+    let Recorded { result, exchanges } =
+        f.fetch_recorded(&server.url("/big-chunked"), Duration::ZERO, UrlKind::Page).await;
     assert!(matches!(result, Err(FetchError::BodyTooLarge { .. })));
     assert_eq!((exchanges[0].body.len(), exchanges[0].truncated), (1000, Some(Truncation::Length)));
     assert!(String::from_utf8_lossy(&exchanges[0].response_head).contains("X-Crawler-transfer-encoding: chunked"));
@@ -386,7 +390,14 @@ async fn recording_keeps_every_exchange() {
     assert_eq!(exchanges.len(), 1);
     assert!(exchanges[0].url.ends_with("/robots.txt"));
 
+    // A sitemap is fetched in its XML media type; a page there is not HTML.
+    let xml = f.fetch_recorded(&server.url("/sitemap.xml"), Duration::ZERO, UrlKind::Sitemap).await;
+    assert_eq!(xml.result.expect("a sitemap").body, b"<urlset></urlset>");
+    assert!(String::from_utf8_lossy(&xml.exchanges[0].request_head).contains("Accept: application/xml, text/xml"));
+    let page = f.fetch_recorded(&server.url("/sitemap.xml"), Duration::ZERO, UrlKind::Page).await;
+    assert!(matches!(page.result, Err(FetchError::NotHtml { .. })));
+
     // Not recording: no exchanges are kept.
-    let plain = fetcher(&server).fetch_recorded(&server.url("/r/1"), Duration::ZERO).await;
+    let plain = fetcher(&server).fetch_recorded(&server.url("/r/1"), Duration::ZERO, UrlKind::Page).await;
     assert!(plain.result.is_ok() && plain.exchanges.is_empty());
 }

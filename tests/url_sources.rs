@@ -1,0 +1,133 @@
+//! URL sources besides links: a crawl of two local sites built from real pages of
+//! `../shared/sites` finds the pages that only a sitemap or a feed lists — through robots.txt's
+//! `Sitemap:` line, a sitemap index and a gzip sitemap, through `/sitemap.xml` on a host whose
+//! robots.txt names none, and through the RSS feed its seed page announces — while robots.txt
+//! still keeps the crawler off a disallowed page a sitemap lists.
+
+mod support;
+
+use std::collections::HashSet;
+use std::io::Write;
+use std::path::Path;
+use support::site_server::{SiteRoot, SiteServer};
+use webcorpus::config::Config;
+use webcorpus::crawl::{run, CrawlOptions};
+use webcorpus::model::Record;
+
+/// Four article pages of the shared Free Press site (their own links lead nowhere here).
+fn articles(shared: &Path) -> Vec<Vec<u8>> {
+    let root = shared.join("sites/www.freepressokc.com");
+    let mut pages: Vec<_> = std::fs::read_dir(&root)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path().join("index.html"))
+        .filter(|p| p.is_file() && std::fs::metadata(p).unwrap().len() > 20_000)
+        .collect();
+    pages.sort();
+    pages.iter().take(5).map(|p| std::fs::read(p).unwrap()).collect()
+}
+
+fn put(dir: &Path, path: &str, body: &[u8]) {
+    let file = dir.join(path);
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(file, body).unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sitemaps_and_feeds_find_pages_no_link_reaches() {
+    let Some(shared) = support::shared_dir("sitemaps_and_feeds_find_pages_no_link_reaches") else { return };
+    let pages = articles(&shared);
+    assert_eq!(pages.len(), 5);
+    let tmp = tempfile::tempdir().unwrap();
+    let news = tmp.path().join("news");
+    let plain = tmp.path().join("plain");
+    put(
+        &news,
+        "index.html",
+        b"<html><head><title>News</title>\
+          <link rel=\"alternate\" type=\"application/rss+xml\" title=\"Feed\" href=\"/feed.xml\"></head>\
+          <body><p>Front page of the local news site, with one link.</p><a href=\"/linked.html\">linked</a></body></html>",
+    );
+    put(&news, "linked.html", &pages[0]);
+    put(&news, "only-in-sitemap/b.html", &pages[1]);
+    put(&news, "only-in-feed/c.html", &pages[2]);
+    put(&news, "private/e.html", &pages[3]);
+    put(&news, "robots.txt", b"User-agent: *\nDisallow: /private/\n\nSitemap: http://news.test/sitemaps/index.xml\n");
+    put(
+        &news,
+        "sitemaps/index.xml",
+        b"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<sitemapindex xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\
+          <sitemap><loc>http://news.test/sitemaps/pages.xml.gz</loc></sitemap></sitemapindex>",
+    );
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(
+        b"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\
+          <url><loc>http://news.test/only-in-sitemap/b.html</loc><lastmod>2026-11-01</lastmod></url>\
+          <url><loc>http://news.test/private/e.html</loc></url>\
+          <url><loc>http://elsewhere.test/out-of-scope.html</loc></url></urlset>",
+    )
+    .unwrap();
+    put(&news, "sitemaps/pages.xml.gz", &gz.finish().unwrap());
+    put(
+        &news,
+        "feed.xml",
+        b"<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>News</title>\
+          <item><title>C</title><link>http://news.test/only-in-feed/c.html</link></item></channel></rss>",
+    );
+    put(&plain, "index.html", b"<html><body><p>A site with a sitemap at the usual place.</p></body></html>");
+    put(&plain, "robots.txt", b"User-agent: *\nAllow: /\n");
+    put(
+        &plain,
+        "sitemap.xml",
+        b"<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\"><url><loc>/deep/d.html</loc></url></urlset>",
+    );
+    put(&plain, "deep/d.html", &pages[4]);
+
+    let sites = [("news.test", news), ("plain.test", plain)]
+        .into_iter()
+        .map(|(h, d)| (h.to_string(), SiteRoot::Dir(d)))
+        .collect();
+    let server = SiteServer::start("127.0.0.1:0", sites);
+    let seeds = tmp.path().join("seeds.txt");
+    std::fs::write(&seeds, "http://news.test/index.html\nhttp://plain.test/index.html\n").unwrap();
+    let toml = support::loopback_config(
+        server.addr,
+        &["news.test", "plain.test", "elsewhere.test"],
+        &format!(
+            "[crawl]\nstate_dir = \"{}\"\nout_dir = \"{}\"\n[politeness]\nmin_delay = \"0s\"\n",
+            tmp.path().join("state").display(),
+            tmp.path().join("corpus").display()
+        ),
+    );
+    let config = Config::parse(&toml, Path::new("test.toml")).unwrap();
+    let summary = run(CrawlOptions { config, seeds, quiet: true }).await.unwrap();
+
+    let requests: HashSet<(String, String)> = server.requests().into_iter().map(|r| (r.host, r.path)).collect();
+    let asked = |host: &str, path: &str| requests.contains(&(host.to_string(), path.to_string()));
+    for (host, path) in [
+        ("news.test", "/sitemaps/index.xml"),
+        ("news.test", "/sitemaps/pages.xml.gz"),
+        ("news.test", "/feed.xml"),
+        ("news.test", "/only-in-sitemap/b.html"),
+        ("news.test", "/only-in-feed/c.html"),
+        ("plain.test", "/sitemap.xml"),
+        ("plain.test", "/deep/d.html"),
+    ] {
+        assert!(asked(host, path), "{host}{path} was not fetched: {requests:?}");
+    }
+    assert!(!asked("news.test", "/private/e.html"), "robots.txt disallows it");
+    assert!(!asked("news.test", "/sitemap.xml"), "robots.txt names the sitemap");
+    assert!(!requests.iter().any(|(h, _)| h == "elsewhere.test"), "out of scope");
+    let c = &summary.counters;
+    assert_eq!((c.sitemaps, c.feeds, c.source_urls), (3, 1, 5), "{c:?}");
+
+    let corpus = std::fs::read_to_string(tmp.path().join("corpus/corpus.jsonl")).unwrap();
+    let urls: HashSet<String> = corpus.lines().map(|l| serde_json::from_str::<Record>(l).unwrap().url).collect();
+    for url in [
+        "http://news.test/only-in-sitemap/b.html",
+        "http://news.test/only-in-feed/c.html",
+        "http://plain.test/deep/d.html",
+    ] {
+        assert!(urls.contains(url), "{url} has no record: {urls:?}");
+    }
+}
