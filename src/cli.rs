@@ -225,6 +225,11 @@ pub struct CrawlArgs {
     /// Write no WARC files (overrides [warc] enabled).
     #[arg(long)]
     pub no_warc: bool,
+    /// Re-crawl: fetch every page of the state again with If-None-Match / If-Modified-Since
+    /// (304 = unchanged, counted as not_modified); changed pages are extracted again and written
+    /// as new records with the same id, Onion dropping the paragraphs already written.
+    #[arg(long)]
+    pub refresh: bool,
     /// No progress bars.
     #[arg(long, short)]
     pub quiet: bool,

@@ -108,7 +108,7 @@ fn crawl(args: CrawlArgs) -> Result<u8> {
     if args.no_warc {
         config.warc.enabled = false;
     }
-    let opts = CrawlOptions { config, seeds: args.seeds, quiet: args.quiet };
+    let opts = CrawlOptions { config, seeds: args.seeds, quiet: args.quiet, refresh: args.refresh };
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting tokio")?;
     let summary = runtime.block_on(webcorpus::crawl::run(opts))?;
     let c = &summary.counters;

@@ -86,6 +86,10 @@ pub struct Paragraph {
 /// One corpus document: a JSONL line. Field names are the corpus format; see README.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Record {
+    /// A stable id: xxh3-128 of `final_url` in 32 hex digits ([`record_id`]). A page fetched
+    /// again (`crawl --refresh`) and changed gives a new record with the same id.
+    #[serde(default)]
+    pub id: String,
     /// The URL the crawler requested (normalised).
     pub url: String,
     /// The URL after redirects.
@@ -121,6 +125,11 @@ pub struct Record {
     /// Byte offset of that record's gzip member in `warc_file`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub warc_offset: Option<u64>,
+}
+
+/// The [`Record::id`] of a page whose URL after redirects is `final_url`.
+pub fn record_id(final_url: &str) -> String {
+    format!("{:032x}", xxhash_rust::xxh3::xxh3_128(final_url.as_bytes()))
 }
 
 /// Join paragraph texts by a blank line, the corpus's `text` field.

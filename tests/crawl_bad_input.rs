@@ -63,7 +63,7 @@ async fn bad_pages_and_hosts_are_counted_and_the_crawl_goes_on() {
         server.addr
     );
     let config = Config::parse(&toml, Path::new("test.toml")).unwrap();
-    let summary = run(CrawlOptions { config, seeds, quiet: true }).await.unwrap();
+    let summary = run(CrawlOptions { config, seeds, quiet: true, refresh: false }).await.unwrap();
     let c = &summary.counters;
     assert_eq!(c.discards.get("not_html"), Some(&1), "{c:?}");
     assert_eq!(c.discards.get("body_too_large"), Some(&1), "{c:?}");

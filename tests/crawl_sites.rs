@@ -123,7 +123,7 @@ async fn crawl_five_real_sites_over_loopback() {
     );
     let config = Config::parse(&toml, Path::new("test.toml")).unwrap();
     let crawl_config = config.clone();
-    let summary = run(CrawlOptions { config, seeds, quiet: true }).await.unwrap();
+    let summary = run(CrawlOptions { config, seeds, quiet: true, refresh: false }).await.unwrap();
     assert_eq!(summary.stopped, None);
     assert_eq!(summary.queued, 0, "the frontier is empty at the end");
 
@@ -365,7 +365,7 @@ async fn robots_crawl_delay_is_honoured() {
         ),
     );
     let config = Config::parse(&toml, Path::new("test.toml")).unwrap();
-    run(CrawlOptions { config, seeds, quiet: true }).await.unwrap();
+    run(CrawlOptions { config, seeds, quiet: true, refresh: false }).await.unwrap();
     let times: Vec<_> = server.requests().iter().map(|r| r.at).collect();
     assert!(times.len() >= 3, "robots.txt and at least two pages: {}", times.len());
     for w in times.windows(2) {

@@ -56,7 +56,7 @@ impl Crawl {
 
     async fn run(&self, toml: &str) -> CrawlSummary {
         let config = Config::parse(toml, Path::new("test.toml")).expect("config");
-        let opts = CrawlOptions { config, seeds: self.path("seeds.txt"), quiet: true };
+        let opts = CrawlOptions { config, seeds: self.path("seeds.txt"), quiet: true, refresh: false };
         tokio::time::timeout(Duration::from_secs(120), run(opts)).await.expect("the crawl ends").expect("crawl")
     }
 
@@ -171,7 +171,9 @@ async fn a_corpus_directory_belongs_to_one_state() {
     assert!(!corpus.is_empty());
     let other = toml.replace(&crawl.path("state").display().to_string(), &crawl.path("state2").display().to_string());
     let config = Config::parse(&other, Path::new("test.toml")).expect("config");
-    let err = run(CrawlOptions { config, seeds: crawl.path("seeds.txt"), quiet: true }).await.expect_err("refused");
+    let err = run(CrawlOptions { config, seeds: crawl.path("seeds.txt"), quiet: true, refresh: false })
+        .await
+        .expect_err("refused");
     assert!(err.to_string().contains("belongs to another crawl state"), "{err}");
     assert_eq!(std::fs::read(crawl.path("corpus/corpus.jsonl")).expect("corpus"), corpus, "nothing truncated");
     crawl.run(&toml).await;
@@ -354,7 +356,7 @@ async fn a_full_disk_stops_the_crawl_cleanly() {
         .config(sites.addr, &["www.paraguayos.org", "awesomewm.org"], "")
         .replace(&crawl.path("state").display().to_string(), &small.path().join("state").display().to_string());
     let config = Config::parse(&toml, Path::new("test.toml")).expect("config");
-    let opts = CrawlOptions { config, seeds: crawl.path("seeds.txt"), quiet: true };
+    let opts = CrawlOptions { config, seeds: crawl.path("seeds.txt"), quiet: true, refresh: false };
     let result = tokio::time::timeout(Duration::from_secs(60), run(opts)).await.expect("no hang");
     let err = result.expect_err("the state filesystem is full");
     assert!(err.to_string().to_lowercase().contains("no space left"), "{err}");

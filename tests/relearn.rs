@@ -74,7 +74,7 @@ async fn a_redesigned_site_is_sampled_again_and_its_model_relearned() {
         ),
     );
     let config = Config::parse(&toml, Path::new("test.toml")).expect("config");
-    let opts = CrawlOptions { config, seeds: dir.path().join("seeds.txt"), quiet: true };
+    let opts = CrawlOptions { config, seeds: dir.path().join("seeds.txt"), quiet: true, refresh: false };
     let summary = run(opts).await.expect("crawl");
     assert_eq!(summary.exit_code(), 0);
 

@@ -100,7 +100,7 @@ async fn sitemaps_and_feeds_find_pages_no_link_reaches() {
         ),
     );
     let config = Config::parse(&toml, Path::new("test.toml")).unwrap();
-    let summary = run(CrawlOptions { config, seeds, quiet: true }).await.unwrap();
+    let summary = run(CrawlOptions { config, seeds, quiet: true, refresh: false }).await.unwrap();
 
     let requests: HashSet<(String, String)> = server.requests().into_iter().map(|r| (r.host, r.path)).collect();
     let asked = |host: &str, path: &str| requests.contains(&(host.to_string(), path.to_string()));

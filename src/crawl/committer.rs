@@ -33,7 +33,9 @@ use crate::domain::DomainModel;
 use crate::extract::pipeline::{ModelUse, PageExtraction};
 use crate::extract::ExtractError;
 use crate::model::{join_paragraphs, Record};
-use crate::store::{Counters, CrawlState, FrontierEntry, HostPhase, HostRecord, SampledPage, StateBatch, UrlKind};
+use crate::store::{
+    Counters, CrawlState, FetchedPageEntry, FrontierEntry, HostPhase, HostRecord, SampledPage, StateBatch, UrlKind,
+};
 use crate::write::warc::{HttpExchange, WarcRef, WarcWriter};
 use crate::write::{CorpusFormat, CorpusWriter};
 use crossbeam_channel::{Receiver, Sender};
@@ -495,9 +497,15 @@ impl Committer {
                 self.book(&host).rec.fetched += 1;
                 return Ok(());
             }
-            PageResult::Fetched { final_url, status, fetched_at, work, redirect } => {
+            PageResult::Fetched { final_url, status, fetched_at, work, redirect, validators } => {
                 if let Some(target) = redirect {
                     self.enqueue_redirect(&host, &entry, target)?;
+                }
+                if (200..300).contains(&status) {
+                    // The URL the validators belong to: after redirects.
+                    let (url, depth, kind) = (final_url.to_string(), entry.depth, entry.kind);
+                    let page = FetchedPageEntry { url, host: host.clone(), depth, validators, kind };
+                    self.batch.put_fetched_page(&page);
                 }
                 (final_url, status, fetched_at, work)
             }
@@ -511,6 +519,10 @@ impl Committer {
             self.mark_seen(final_url.as_str());
         }
         let work = match work {
+            _ if status == 304 => {
+                self.discard(&host, Discard::NotModified);
+                return Ok(());
+            }
             _ if !(200..300).contains(&status) => {
                 self.discard(&host, Discard::Http(status));
                 return Ok(());
@@ -680,7 +692,7 @@ impl Committer {
         book.rec.enqueued += 1;
         let seed = book.rec.seed.clone();
         self.group_seen.insert(CrawlState::url_identity(url.as_str()));
-        self.batch.push_frontier(target, FrontierEntry { url: url.to_string(), depth, seq: 0, kind });
+        self.batch.push_frontier(target, FrontierEntry { url: url.to_string(), depth, seq: 0, kind, validators: None });
         self.group_work.insert(target.to_string(), seed);
         self.touch(target);
         Ok(())
@@ -783,6 +795,7 @@ impl Committer {
             return Ok(());
         }
         let record = Record {
+            id: crate::model::record_id(meta.final_url),
             url: meta.url.to_string(),
             final_url: meta.final_url.to_string(),
             host: host.to_string(),

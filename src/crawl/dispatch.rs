@@ -7,7 +7,7 @@
 //! work, models) come back. The network is behind the [`Fetch`] seam and the frontier is read
 //! through [`CrawlState`], so the dispatch logic runs in tests without network or disk.
 
-use crate::crawl::fetch::{FetchError, FetchedPage, Fetcher, Recorded};
+use crate::crawl::fetch::{FetchError, FetchedPage, Fetcher, Recorded, Validators};
 use crate::crawl::hosts::{DueQueue, HostRuntime, ModelState};
 use crate::crawl::messages::{send_queued, CommitMsg, Event, PageDone, PageMode, PageResult, WorkItem};
 use crate::crawl::politeness::{HostPoliteness, PolitenessConfig};
@@ -43,19 +43,21 @@ pub trait Fetch: Send + Sync + 'static {
         url: &Url,
         hop_delay: Duration,
         kind: UrlKind,
+        validators: Option<Validators>,
     ) -> impl Future<Output = Recorded<FetchedPage>> + Send;
     /// Fetch the robots.txt of `url`'s origin: status and body, an error without an answer.
     fn fetch_robots(&self, url: &Url) -> impl Future<Output = Recorded<(u16, String)>> + Send;
 }
 
 impl Fetch for Fetcher {
-    fn fetch_page(
+    async fn fetch_page(
         &self,
         url: &Url,
         hop_delay: Duration,
         kind: UrlKind,
-    ) -> impl Future<Output = Recorded<FetchedPage>> + Send {
-        self.fetch_recorded(url, hop_delay, kind)
+        validators: Option<Validators>,
+    ) -> Recorded<FetchedPage> {
+        self.fetch_recorded(url, hop_delay, kind, validators.as_ref()).await
     }
     fn fetch_robots(&self, url: &Url) -> impl Future<Output = Recorded<(u16, String)>> + Send {
         self.fetch_robots_recorded(url)
@@ -371,7 +373,7 @@ impl<F: Fetch> Dispatcher<F> {
             self.spawn(idx, async move {
                 let start = Instant::now();
                 let Recorded { result, exchanges } = match Url::parse(&entry.url) {
-                    Ok(url) => fetch.fetch_page(&url, hop_delay, entry.kind).await,
+                    Ok(url) => fetch.fetch_page(&url, hop_delay, entry.kind, entry.validators.clone()).await,
                     Err(e) => Recorded::bare(Err(FetchError::Other {
                         url: entry.url.clone(),
                         message: format!("bad URL: {e}"),
@@ -554,6 +556,7 @@ impl<F: Fetch> Dispatcher<F> {
                 fetched_at,
                 work: None,
                 redirect: page.redirect,
+                validators: page.validators,
             };
             self.forward(idx, ticket, entry, result, exchanges);
         }
@@ -651,7 +654,13 @@ mod tests {
     }
 
     impl Fetch for MemoryFetch {
-        fn fetch_page(&self, url: &Url, _: Duration, _: UrlKind) -> impl Future<Output = Recorded<FetchedPage>> + Send {
+        fn fetch_page(
+            &self,
+            url: &Url,
+            _: Duration,
+            _: UrlKind,
+            _: Option<Validators>,
+        ) -> impl Future<Output = Recorded<FetchedPage>> + Send {
             let path = url.path().to_string();
             let mut log = self.log.lock().unwrap();
             let nth = log.iter().filter(|(_, p)| *p == path).count();
@@ -664,6 +673,7 @@ mod tests {
                 status,
                 content_type: Some("text/html".into()),
                 retry_after: None,
+                validators: Validators::default(),
                 redirect: None,
                 body: b"<p>text</p>".to_vec(),
                 response_time: Duration::from_millis(10),

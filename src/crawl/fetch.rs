@@ -22,7 +22,9 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
-use reqwest::header::{HeaderMap, ACCEPT, CONTENT_ENCODING, CONTENT_TYPE, HOST, LOCATION, RETRY_AFTER};
+use reqwest::header::{
+    HeaderMap, ACCEPT, CONTENT_ENCODING, CONTENT_TYPE, ETAG, HOST, LAST_MODIFIED, LOCATION, RETRY_AFTER,
+};
 use serde::{Deserialize, Serialize};
 use url::Url;
 
@@ -31,7 +33,7 @@ use super::sources::{MAX_SOURCE_BYTES, SOURCE_CONTENT_TYPES};
 use super::url::{for_log, host_key};
 use crate::store::UrlKind;
 use crate::write::warc::{HttpExchange, Truncation};
-use exchange::Pending;
+use exchange::{Pending, Sent};
 
 mod exchange;
 
@@ -245,6 +247,37 @@ fn find_source<'a, T: std::error::Error + 'static>(e: &'a (dyn std::error::Error
     None
 }
 
+/// A page's cache validators (RFC 9110 §8.8): sent back as `If-None-Match` and
+/// `If-Modified-Since` when the page is fetched again (`crawl --refresh`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Validators {
+    /// The `ETag` header, verbatim.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub etag: Option<String>,
+    /// The `Last-Modified` header, verbatim.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_modified: Option<String>,
+}
+
+impl Validators {
+    /// The conditional request headers these validators give.
+    fn headers(&self) -> Vec<(&'static str, String)> {
+        let mut out = Vec::new();
+        if let Some(etag) = &self.etag {
+            out.push(("If-None-Match", etag.clone()));
+        }
+        if let Some(date) = &self.last_modified {
+            out.push(("If-Modified-Since", date.clone()));
+        }
+        out
+    }
+
+    /// True when neither header was sent.
+    pub fn is_empty(&self) -> bool {
+        self.etag.is_none() && self.last_modified.is_none()
+    }
+}
+
 /// One fetched response. Non-2xx statuses are returned too; the caller decides.
 #[derive(Debug, Clone)]
 pub struct FetchedPage {
@@ -258,6 +291,8 @@ pub struct FetchedPage {
     pub content_type: Option<String>,
     /// The `Retry-After` header, verbatim (see `politeness::parse_retry_after`).
     pub retry_after: Option<String>,
+    /// The last hop's `ETag` and `Last-Modified`.
+    pub validators: Validators,
     /// A redirect to another host, not followed: the absolute target (fragment removed).
     /// `status` is then the redirect's 3xx.
     pub redirect: Option<Url>,
@@ -373,15 +408,23 @@ impl Fetcher {
     /// # Errors
     /// As [`Fetcher::fetch`].
     pub async fn fetch_paced(&self, url: &Url, hop_delay: Duration) -> Result<FetchedPage, FetchError> {
-        self.fetch_recorded(url, hop_delay, UrlKind::Page).await.result
+        self.fetch_recorded(url, hop_delay, UrlKind::Page, None).await.result
     }
 
     /// [`Fetcher::fetch_paced`] of a `kind` URL, with the exchanges it made (when
     /// [`Fetcher::recording`]). Sitemaps and feeds are accepted in the XML, gzip and text media
-    /// types of [`SOURCE_CONTENT_TYPES`] and up to [`MAX_SOURCE_BYTES`].
-    pub async fn fetch_recorded(&self, url: &Url, hop_delay: Duration, kind: UrlKind) -> Recorded<FetchedPage> {
+    /// types of [`SOURCE_CONTENT_TYPES`] and up to [`MAX_SOURCE_BYTES`]. With `validators`
+    /// the request is conditional; an unchanged page answers 304 without a body.
+    pub async fn fetch_recorded(
+        &self,
+        url: &Url,
+        hop_delay: Duration,
+        kind: UrlKind,
+        validators: Option<&Validators>,
+    ) -> Recorded<FetchedPage> {
         let mut log = Vec::new();
-        let result = self.fetch_logged(url, hop_delay, kind, &mut log).await;
+        let conditional = validators.map(Validators::headers).unwrap_or_default();
+        let result = self.fetch_logged(url, hop_delay, kind, &conditional, &mut log).await;
         Recorded { result, exchanges: log }
     }
 
@@ -390,11 +433,13 @@ impl Fetcher {
         url: &Url,
         hop_delay: Duration,
         kind: UrlKind,
+        conditional: &[(&'static str, String)],
         log: &mut Vec<HttpExchange>,
     ) -> Result<FetchedPage, FetchError> {
         let start = Instant::now();
         let accept = if kind.is_page() { &self.accept } else { &self.source_accept };
-        let followed = self.follow(url, self.config.max_redirects, hop_delay, Hops::SameHost, accept, log).await?;
+        let ask = Ask { accept, conditional };
+        let followed = self.follow(url, self.config.max_redirects, hop_delay, Hops::SameHost, ask, log).await?;
         let (hop, redirect) = match followed {
             Followed::Done(hop) => (hop, None),
             Followed::Elsewhere(hop, target) => (hop, Some(target)),
@@ -410,6 +455,8 @@ impl Fetcher {
         let headers = response.headers();
         let content_type = header_string(headers, CONTENT_TYPE);
         let retry_after = header_string(headers, RETRY_AFTER);
+        let validators =
+            Validators { etag: header_string(headers, ETAG), last_modified: header_string(headers, LAST_MODIFIED) };
         let accepted = content_type.as_deref().is_none_or(|ct| accepts(accept, ct));
         // reqwest removes the header of the encodings it decoded (gzip, deflate).
         let encoding = header_string(headers, CONTENT_ENCODING).filter(|e| !e.eq_ignore_ascii_case("identity"));
@@ -457,6 +504,7 @@ impl Fetcher {
             status,
             content_type,
             retry_after,
+            validators,
             redirect,
             body,
             // Wall time of the requests only: the pauses between redirect hops are politeness,
@@ -498,7 +546,8 @@ impl Fetcher {
         robots.set_query(None);
         robots.set_fragment(None);
         let redirects = self.config.max_redirects.max(ROBOTS_REDIRECTS);
-        match self.follow(&robots, redirects, Duration::ZERO, Hops::AnyHost, &self.accept, log).await? {
+        let ask = Ask { accept: &self.accept, conditional: &[] };
+        match self.follow(&robots, redirects, Duration::ZERO, Hops::AnyHost, ask, log).await? {
             Followed::Done(hop) | Followed::Elsewhere(hop, _) => {
                 let status = hop.response.status().as_u16();
                 let (body, cut) = read_body(hop.response, MAX_ROBOTS_BYTES as u64, BodyCap::Truncate)
@@ -524,10 +573,10 @@ impl Fetcher {
         max_redirects: u32,
         hop_delay: Duration,
         hops_to: Hops,
-        accept: &[String],
+        ask: Ask<'_>,
         log: &mut Vec<HttpExchange>,
     ) -> Result<Followed, FetchError> {
-        let accept_header = accept.join(", ");
+        let accept_header = ask.accept.join(", ");
         let mut current = url.clone();
         let mut hops = 0u32;
         loop {
@@ -535,10 +584,13 @@ impl Fetcher {
                 tokio::time::sleep(hop_delay).await;
             }
             let started = SystemTime::now();
-            let response = self.send(&current, url, &accept_header).await?;
-            let pending = self
-                .record
-                .then(|| Pending::new(&current, &response, started, &self.config.user_agent, &accept_header));
+            // The validators belong to the URL asked for, not to a redirect's target.
+            let conditional = if hops == 0 { ask.conditional } else { &[] };
+            let response = self.send(&current, url, &accept_header, conditional).await?;
+            let pending = self.record.then(|| {
+                let sent = Sent { user_agent: &self.config.user_agent, accept: &accept_header, conditional };
+                Pending::new(&current, &response, started, &sent)
+            });
             let status = response.status().as_u16();
             let location = response.headers().get(LOCATION).map(|l| String::from_utf8_lossy(l.as_bytes()).into_owned());
             let Some(location) = location.filter(|_| matches!(status, 301 | 302 | 303 | 307 | 308)) else {
@@ -577,7 +629,13 @@ impl Fetcher {
 
     /// Send one GET for `url`, through the `resolve` table when its host is listed, else
     /// after the address policy's check of an IP literal (names are checked when resolved).
-    async fn send(&self, url: &Url, asked: &Url, accept: &str) -> Result<reqwest::Response, FetchError> {
+    async fn send(
+        &self,
+        url: &Url,
+        asked: &Url,
+        accept: &str,
+        conditional: &[(&'static str, String)],
+    ) -> Result<reqwest::Response, FetchError> {
         let host = url.host_str().map(str::to_ascii_lowercase);
         let target = host.as_deref().and_then(|h| self.resolve.get(h)).and_then(|addr| resolved_url(url, *addr));
         let request = match target {
@@ -592,7 +650,10 @@ impl Fetcher {
                 self.client.get(url.clone())
             }
         };
-        let request = if accept.is_empty() { request } else { request.header(ACCEPT, accept) };
+        let mut request = if accept.is_empty() { request } else { request.header(ACCEPT, accept) };
+        for (name, value) in conditional {
+            request = request.header(*name, value);
+        }
         request.send().await.map_err(|e| FetchError::from_reqwest(asked, e))
     }
 }
@@ -602,6 +663,15 @@ impl Fetcher {
 fn accepts(accept: &[String], content_type: &str) -> bool {
     let essence = content_type.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
     essence.is_empty() || accept.contains(&essence)
+}
+
+/// What a request asks for besides the URL.
+#[derive(Clone, Copy)]
+struct Ask<'a> {
+    /// Accepted media types.
+    accept: &'a [String],
+    /// Conditional headers for the first hop.
+    conditional: &'a [(&'static str, String)],
 }
 
 /// Which redirect hops [`Fetcher::follow`] takes.

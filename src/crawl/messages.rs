@@ -4,7 +4,7 @@
 //! Outcomes and discard reasons are enums ([`PageResult`], [`Discard`]).
 
 use crate::classify::PageClass;
-use crate::crawl::fetch::FetchedPage;
+use crate::crawl::fetch::{FetchedPage, Validators};
 use crate::crawl::robots::RobotsEntry;
 use crate::crawl::sources::SourceUrls;
 use crate::domain::DomainModel;
@@ -44,6 +44,8 @@ pub enum Discard {
     BadEncoding,
     /// A sitemap or feed that is not one ([`crate::crawl::sources::SourceError`]).
     BadSource(UrlKind),
+    /// A conditional request (`crawl --refresh`) answered 304: the page is unchanged.
+    NotModified,
 }
 
 impl Discard {
@@ -63,6 +65,7 @@ impl Discard {
             Discard::BadEncoding => "bad_encoding".into(),
             Discard::BadSource(UrlKind::Feed) => "bad_feed".into(),
             Discard::BadSource(_) => "bad_sitemap".into(),
+            Discard::NotModified => "not_modified".into(),
         }
     }
 }
@@ -125,6 +128,8 @@ pub enum PageResult {
         work: Option<PageWork>,
         /// A redirect to another host, not followed (see `FetchedPage::redirect`).
         redirect: Option<Url>,
+        /// The response's `ETag` and `Last-Modified`.
+        validators: Validators,
     },
 }
 

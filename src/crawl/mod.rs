@@ -97,6 +97,9 @@ pub struct CrawlOptions {
     pub seeds: PathBuf,
     /// Hide the progress bars.
     pub quiet: bool,
+    /// Fetch again every page the state holds as fetched, conditionally (see
+    /// [`run`]); only when nothing is queued, else the queued crawl is resumed first.
+    pub refresh: bool,
 }
 
 /// What a crawl did, printed at the end.

@@ -182,6 +182,7 @@ pub fn replay_warcs(
             }
             seen.insert_all(&outcome.new_hashes);
             let record = Record {
+                id: crate::model::record_id(&page.url),
                 url: page.url.clone(),
                 final_url: page.url.clone(),
                 host,

@@ -72,9 +72,12 @@ pub async fn run(opts: CrawlOptions) -> Result<CrawlSummary, CrawlError> {
         false => None,
     };
 
-    // 2. Seeds.
+    // 2. Seeds, and with --refresh the pages fetched before.
     let counters_before = state.counters()?;
     add_seeds(&state, &opts.seeds)?;
+    if opts.refresh {
+        queue_refresh(&state)?;
+    }
 
     // 3. Committer and workers.
     let (work_tx, work_rx) = crossbeam_channel::bounded(cfg.crawl.queue_pages);
@@ -214,6 +217,55 @@ fn add_seeds(state: &CrawlState, path: &Path) -> Result<(), CrawlError> {
     state.commit(batch)?;
     Ok(())
 }
+
+/// Step 2b (`--refresh`): put every page, sitemap and feed fetched with a 2xx answer back on
+/// its host's frontier with its validators, so that it is fetched again conditionally (the
+/// sitemaps and feeds, and the changed pages, then bring the URLs that are new). When URLs are
+/// still queued the earlier crawl (or refresh) is resumed instead, and nothing is re-queued:
+/// a refresh interrupted and run again does not fetch a page twice.
+fn queue_refresh(state: &CrawlState) -> Result<(), CrawlError> {
+    let queued = state.frontier_total()?;
+    if queued > 0 {
+        eprintln!("--refresh: {queued} URLs are still queued; resuming that crawl first (run --refresh again once it finishes)");
+        return Ok(());
+    }
+    let mut after: Option<Vec<u8>> = None;
+    let mut total = 0u64;
+    loop {
+        let (pages, last) = state.fetched_pages(after.as_deref(), REFRESH_WINDOW)?;
+        if pages.is_empty() {
+            break;
+        }
+        let mut batch = state.batch();
+        let mut records: std::collections::HashMap<String, HostRecord> = std::collections::HashMap::new();
+        for page in pages {
+            let rec = match records.remove(&page.host) {
+                Some(rec) => rec,
+                None => match state.host(&page.host)? {
+                    Some(rec) => rec,
+                    None => continue,
+                },
+            };
+            let validators = (!page.validators.is_empty()).then_some(page.validators);
+            let entry = FrontierEntry { url: page.url, depth: page.depth, kind: page.kind, validators, seq: 0 };
+            batch.push_frontier(&page.host, entry);
+            let mut rec = rec;
+            rec.enqueued += 1;
+            records.insert(page.host, rec);
+            total += 1;
+        }
+        for rec in records.values() {
+            batch.put_host(rec);
+        }
+        state.commit(batch)?;
+        after = last;
+    }
+    eprintln!("--refresh: {total} pages queued to be fetched again (conditionally where the server sent validators)");
+    Ok(())
+}
+
+/// Pages re-queued per store batch by `--refresh`.
+const REFRESH_WINDOW: usize = 10_000;
 
 /// The WARC files' directory inside `out_dir`.
 pub const WARC_DIR: &str = "warc";

@@ -99,6 +99,7 @@ fn work(ctx: &WorkerContext, item: WorkItem, commit: &Sender<CommitMsg>) -> Comm
                 fetched_at: humantime::format_rfc3339_seconds(page.fetched_at).to_string(),
                 work: Some(work),
                 redirect: None,
+                validators: page.validators.clone(),
             };
             CommitMsg::Page(Box::new(PageDone { host, ticket, entry, result, exchanges }))
         }

@@ -308,6 +308,7 @@ mod tests {
         let paragraphs: Vec<Paragraph> =
             paragraphs.iter().map(|t| Paragraph { kind: ParagraphKind::Paragraph, text: t.to_string() }).collect();
         Record {
+            id: crate::model::record_id(url),
             url: url.into(),
             final_url: url.into(),
             host: "x.org".into(),

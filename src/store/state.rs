@@ -41,6 +41,23 @@ impl UrlKind {
     }
 }
 
+/// A page, sitemap or feed fetched with a 2xx answer, kept for `crawl --refresh`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FetchedPageEntry {
+    /// The URL after redirects (the one the validators belong to).
+    pub url: String,
+    /// Its host key.
+    pub host: String,
+    /// Link depth.
+    pub depth: u32,
+    /// `ETag` and `Last-Modified` of the response.
+    #[serde(default)]
+    pub validators: crate::crawl::fetch::Validators,
+    /// A page, a sitemap or a feed.
+    #[serde(default, skip_serializing_if = "UrlKind::is_page")]
+    pub kind: UrlKind,
+}
+
 /// A URL waiting in a host's frontier queue.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FrontierEntry {
@@ -55,6 +72,9 @@ pub struct FrontierEntry {
     /// A page, a sitemap or a feed.
     #[serde(default, skip_serializing_if = "UrlKind::is_page")]
     pub kind: UrlKind,
+    /// The validators of an earlier fetch (`crawl --refresh`): the request is conditional.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub validators: Option<crate::crawl::fetch::Validators>,
 }
 
 /// Where a host stands in the learn-then-extract protocol (GoldMiner §III.A).
@@ -231,6 +251,7 @@ const FORMAT: &[u8] = b"meta/format";
 const COUNTERS: &[u8] = b"meta/counters";
 const CRAWL_ID: &[u8] = b"meta/crawl_id";
 const WARC: &[u8] = b"meta/warc";
+const FETCHED: &[u8] = b"v/";
 
 fn host_key(prefix: &str, host: &str) -> Vec<u8> {
     let mut k = Vec::with_capacity(prefix.len() + host.len() + 1);
@@ -404,6 +425,24 @@ impl CrawlState {
     /// Number of queued URLs of `host` (a scan).
     pub fn frontier_len(&self, host: &str) -> Result<usize, StoreError> {
         self.store.count_prefix(&host_key("f/", host))
+    }
+
+    /// The pages fetched with a 2xx answer, in key order from `after` (exclusive; `None`: the
+    /// first), at most `limit`, with the key to continue after: what `crawl --refresh` fetches
+    /// again, with their validators.
+    pub fn fetched_pages(
+        &self,
+        after: Option<&[u8]>,
+        limit: usize,
+    ) -> Result<(Vec<FetchedPageEntry>, Option<Vec<u8>>), StoreError> {
+        let mut from = after.map(<[u8]>::to_vec).unwrap_or_else(|| FETCHED.to_vec());
+        if after.is_some() {
+            from.push(0);
+        }
+        let entries = self.store.scan_from(FETCHED, &from, limit)?;
+        let last = entries.last().map(|(k, _)| k.clone());
+        let pages = entries.iter().map(|(k, v)| decode(k, v)).collect::<Result<_, _>>()?;
+        Ok((pages, last))
     }
 
     /// Number of queued URLs over all hosts (a scan).
@@ -602,6 +641,14 @@ impl StateBatch {
     pub fn set_corpus_offset(&mut self, offset: u64, format: &str) {
         self.batch.put(OFFSET, offset.to_be_bytes().to_vec());
         self.batch.put(FORMAT, format.as_bytes().to_vec());
+    }
+
+    /// Remember a page fetched with a 2xx answer and its validators (one entry per URL, the
+    /// latest fetch).
+    pub fn put_fetched_page(&mut self, page: &FetchedPageEntry) {
+        let mut key = FETCHED.to_vec();
+        key.extend_from_slice(&CrawlState::url_identity(&page.url).to_be_bytes());
+        self.batch.put(key, encode(page));
     }
 
     /// Record the synced end of the WARC output.

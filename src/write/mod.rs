@@ -292,6 +292,7 @@ pub(crate) mod tests {
             Paragraph { kind: ParagraphKind::ListItem, text: "Item one".into() },
         ];
         Record {
+            id: crate::model::record_id(&format!("https://example.org/a?b=1&c={n}")),
             url: format!("https://example.org/a?b=1&c={n}"),
             final_url: format!("https://example.org/a?b=1&c={n}"),
             host: "example.org".into(),

@@ -2,7 +2,7 @@
 //! on their own lines, one token per line. Written by [`super::FileWriter`] via [`render`].
 //!
 //! ```text
-//! <doc url="https://x.org/a?b=1&amp;c=2" final_url="…" host="x.org" title="A &quot;title&quot;" fetched_at="2024-05-01T12:00:00Z" language="English" extractor="justext" page_type="article" page_type_prob="0.973">
+//! <doc id="5f0c…" url="https://x.org/a?b=1&amp;c=2" final_url="…" host="x.org" title="A &quot;title&quot;" fetched_at="2024-05-01T12:00:00Z" language="English" extractor="justext" page_type="article" page_type_prob="0.973">
 //! <p type="heading">
 //! Title
 //! </p>
@@ -22,9 +22,9 @@
 //!   dedup, Sketch Engine's paragraph context) see all of them; headings carry
 //!   `type="heading"`, list items `type="list_item"` (the serde names of
 //!   [`ParagraphKind`]), plain paragraphs no attribute.
-//! - `<doc>` attributes: url, final_url, host, title, fetched_at, language, extractor,
-//!   page_type (`article`/`other`), page_type_prob (3 decimals); an absent title, language
-//!   or page type is left out. Whitespace in values is collapsed to one space.
+//! - `<doc>` attributes: id, url, final_url, host, title, fetched_at, language, extractor,
+//!   page_type (`article`/`other`), page_type_prob (3 decimals), warc_record_id; an absent
+//!   id, title, language, page type or WARC record is left out. Whitespace in values is collapsed to one space.
 //! - Tokens ([`tokens`]): whitespace-separated words with leading and trailing punctuation
 //!   split off (punctuation = neither letter, digit nor combining mark) — each run of one repeated punctuation character is its own token (`"(`→ `"`,
 //!   `(`; `...` stays one token); a token without any letter or digit stays whole; inner
@@ -41,6 +41,9 @@ use crate::model::{ParagraphKind, Record};
 pub fn render(r: &Record, out: &mut Vec<u8>) {
     let mut s = String::with_capacity(r.text.len() * 2 + 256);
     s.push_str("<doc");
+    if !r.id.is_empty() {
+        attr(&mut s, "id", &r.id);
+    }
     attr(&mut s, "url", &r.url);
     attr(&mut s, "final_url", &r.final_url);
     attr(&mut s, "host", &r.host);
@@ -57,6 +60,9 @@ pub fn render(r: &Record, out: &mut Vec<u8>) {
     }
     if let Some(p) = r.page_type_prob {
         attr(&mut s, "page_type_prob", &format!("{p:.3}"));
+    }
+    if let Some(id) = &r.warc_record_id {
+        attr(&mut s, "warc_record_id", id);
     }
     s.push_str(">\n");
     for p in &r.paragraphs {
@@ -158,16 +164,18 @@ mod tests {
         r.language = None;
         r.paragraphs.push(crate::model::Paragraph { kind: ParagraphKind::Paragraph, text: "   ".into() });
         r.title = Some("Line\none\u{1}".into());
+        r.id = "a1".into();
+        r.warc_record_id = Some("<urn:uuid:x>".into());
         let mut out = Vec::new();
         render(&r, &mut out);
         let s = String::from_utf8(out).unwrap();
         let lines: Vec<&str> = s.lines().collect();
         assert_eq!(
             lines[0],
-            "<doc url=\"https://example.org/a?b=1&amp;c=3\" \
+            "<doc id=\"a1\" url=\"https://example.org/a?b=1&amp;c=3\" \
              final_url=\"https://example.org/a?b=1&amp;c=3\" host=\"example.org\" \
              title=\"Line one\" fetched_at=\"2024-05-01T12:00:00Z\" extractor=\"justext\" \
-             page_type=\"article\" page_type_prob=\"0.875\">"
+             page_type=\"article\" page_type_prob=\"0.875\" warc_record_id=\"&lt;urn:uuid:x&gt;\">"
         );
         assert_eq!(lines[1], "<p type=\"heading\">");
         assert_eq!(&lines[2..5], &["Title", "number", "3"]);

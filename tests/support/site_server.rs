@@ -1,7 +1,8 @@
 //! A static HTTP server on 127.0.0.1 for crawl tests and demos: serves several real sites at
 //! once, chosen by the `Host` header, as a plain static server would (directories redirect to
-//! `dir/`, `dir/` serves `index.html`, percent-encoded UTF-8 paths, 404 otherwise), and logs
-//! every request with its time. Built on hyper (HTTP/1.1, keep-alive).
+//! `dir/`, `dir/` serves `index.html`, percent-encoded UTF-8 paths, 404 otherwise; an `ETag`
+//! from the body's hash and 304 for a matching `If-None-Match`), and logs every request with
+//! its time. Built on hyper (HTTP/1.1, keep-alive).
 //!
 //! Used by the integration tests (`mod support;`) and by `examples/serve_sites.rs`
 //! (`scripts/serve-sites.sh`).
@@ -37,6 +38,8 @@ pub struct RequestLog {
     pub status: u16,
     /// `User-Agent` header.
     pub user_agent: String,
+    /// `If-None-Match` header (empty when absent).
+    pub conditional: String,
 }
 
 /// A running server. Stops when dropped.
@@ -116,12 +119,21 @@ fn serve(
     let host = header("host").split(':').next().unwrap_or("").to_ascii_lowercase();
     let user_agent = header("user-agent");
     let path = request.uri().path_and_query().map(|p| p.as_str().to_string()).unwrap_or_else(|| "/".into());
-    let (status, body, content_type, location) = match sites.get(&host) {
+    let (mut status, mut body, content_type, location) = match sites.get(&host) {
         None => (404, b"unknown host".to_vec(), "text/plain", None),
         Some(root) => respond(root, &path),
     };
-    log.lock().unwrap().push(RequestLog { host, path, at, status, user_agent });
+    // Conditional requests: an ETag from the body's hash; a matching If-None-Match gets 304.
+    let etag = format!("\"{:016x}\"", xxhash_rust::xxh3::xxh3_64(&body));
+    let conditional = header("if-none-match");
+    if status == 200 && conditional == etag {
+        (status, body) = (304, Vec::new());
+    }
+    log.lock().unwrap().push(RequestLog { host, path, at, status, user_agent, conditional });
     let mut response = hyper::Response::builder().status(status).header("Content-Type", content_type);
+    if matches!(status, 200 | 304) {
+        response = response.header("ETag", etag);
+    }
     if let Some(loc) = location {
         response = response.header("Location", loc);
     }

@@ -15,6 +15,15 @@ use crate::write::warc::{HttpExchange, Truncation};
 /// What the client asks for: reqwest's `gzip` and `deflate` features (the only codings accepted).
 const ACCEPT_ENCODING: &str = "gzip, deflate";
 
+/// The headers this fetcher set on a request (the client adds `Host` and `Accept-Encoding`).
+pub(super) struct Sent<'a> {
+    pub(super) user_agent: &'a str,
+    /// Empty: not sent.
+    pub(super) accept: &'a str,
+    /// `If-None-Match`, `If-Modified-Since`.
+    pub(super) conditional: &'a [(&'static str, String)],
+}
+
 /// An exchange whose response head is in, body still to come.
 pub(super) struct Pending {
     url: String,
@@ -26,14 +35,8 @@ pub(super) struct Pending {
 
 impl Pending {
     /// The exchange of `response`, an answer to a GET of `url` sent at `started` with the
-    /// given `User-Agent` and `Accept` (empty: not sent).
-    pub(super) fn new(
-        url: &Url,
-        response: &reqwest::Response,
-        started: SystemTime,
-        user_agent: &str,
-        accept: &str,
-    ) -> Pending {
+    /// headers `sent`.
+    pub(super) fn new(url: &Url, response: &reqwest::Response, started: SystemTime, sent: &Sent<'_>) -> Pending {
         let version = match response.version() {
             reqwest::Version::HTTP_10 => "HTTP/1.0",
             _ => "HTTP/1.1",
@@ -44,11 +47,15 @@ impl Pending {
             target.push_str(query);
         }
         let mut request = format!(
-            "GET {target} {version}\r\nHost: {}\r\nUser-Agent: {user_agent}\r\n",
-            host_key(url).unwrap_or_default()
+            "GET {target} {version}\r\nHost: {}\r\nUser-Agent: {}\r\n",
+            host_key(url).unwrap_or_default(),
+            sent.user_agent
         );
-        if !accept.is_empty() {
-            request.push_str(&format!("Accept: {accept}\r\n"));
+        if !sent.accept.is_empty() {
+            request.push_str(&format!("Accept: {}\r\n", sent.accept));
+        }
+        for (name, value) in sent.conditional {
+            request.push_str(&format!("{name}: {value}\r\n"));
         }
         request.push_str(&format!("Accept-Encoding: {ACCEPT_ENCODING}\r\n\r\n"));
         let status = response.status();

@@ -356,7 +356,8 @@ fn config_from_toml() {
 async fn recording_keeps_every_exchange() {
     let server = start();
     let f = fetcher(&server).recording(true);
-    let Recorded { result, exchanges } = f.fetch_recorded(&server.url("/r/2"), Duration::ZERO, UrlKind::Page).await;
+    let Recorded { result, exchanges } =
+        f.fetch_recorded(&server.url("/r/2"), Duration::ZERO, UrlKind::Page, None).await;
     let page = result.expect("fetched");
     assert_eq!(exchanges.len(), 3, "two redirects and the page");
     for (i, ex) in exchanges.iter().enumerate() {
@@ -374,13 +375,14 @@ async fn recording_keeps_every_exchange() {
     assert_eq!(exchanges[2].body, page.body);
     assert_eq!(exchanges[2].url, page.final_url.as_str());
 
-    let Recorded { result, exchanges } = f.fetch_recorded(&server.url("/doc.pdf"), Duration::ZERO, UrlKind::Page).await;
+    let Recorded { result, exchanges } =
+        f.fetch_recorded(&server.url("/doc.pdf"), Duration::ZERO, UrlKind::Page, None).await;
     assert!(matches!(result, Err(FetchError::NotHtml { .. })));
     assert_eq!(exchanges.len(), 1);
     assert_eq!((exchanges[0].body.len(), exchanges[0].truncated), (0, Some(Truncation::NotRead)));
 
     let Recorded { result, exchanges } =
-        f.fetch_recorded(&server.url("/big-chunked"), Duration::ZERO, UrlKind::Page).await;
+        f.fetch_recorded(&server.url("/big-chunked"), Duration::ZERO, UrlKind::Page, None).await;
     assert!(matches!(result, Err(FetchError::BodyTooLarge { .. })));
     assert_eq!((exchanges[0].body.len(), exchanges[0].truncated), (1000, Some(Truncation::Length)));
     assert!(String::from_utf8_lossy(&exchanges[0].response_head).contains("X-Crawler-transfer-encoding: chunked"));
@@ -391,13 +393,13 @@ async fn recording_keeps_every_exchange() {
     assert!(exchanges[0].url.ends_with("/robots.txt"));
 
     // A sitemap is fetched in its XML media type; a page there is not HTML.
-    let xml = f.fetch_recorded(&server.url("/sitemap.xml"), Duration::ZERO, UrlKind::Sitemap).await;
+    let xml = f.fetch_recorded(&server.url("/sitemap.xml"), Duration::ZERO, UrlKind::Sitemap, None).await;
     assert_eq!(xml.result.expect("a sitemap").body, b"<urlset></urlset>");
     assert!(String::from_utf8_lossy(&xml.exchanges[0].request_head).contains("Accept: application/xml, text/xml"));
-    let page = f.fetch_recorded(&server.url("/sitemap.xml"), Duration::ZERO, UrlKind::Page).await;
+    let page = f.fetch_recorded(&server.url("/sitemap.xml"), Duration::ZERO, UrlKind::Page, None).await;
     assert!(matches!(page.result, Err(FetchError::NotHtml { .. })));
 
     // Not recording: no exchanges are kept.
-    let plain = fetcher(&server).fetch_recorded(&server.url("/r/1"), Duration::ZERO, UrlKind::Page).await;
+    let plain = fetcher(&server).fetch_recorded(&server.url("/r/1"), Duration::ZERO, UrlKind::Page, None).await;
     assert!(plain.result.is_ok() && plain.exchanges.is_empty());
 }
