@@ -254,7 +254,7 @@ fn extract_per_site(args: ExtractArgs, mut config: Config, language: Option<Stri
     config.crawl.language = language.unwrap_or_else(|| "auto".to_string());
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    let summary = webcorpus::crawl::replay::replay_warcs(&args.files, &config, args.format, &mut out)?;
+    let summary = webcorpus::crawl::replay::replay_warcs(&args.files, &config, args.format, &mut out, true)?;
     let skipped: Vec<String> = summary.skipped.iter().map(|(k, n)| format!("{k} {n}")).collect();
     eprintln!(
         "{} WARC records, {} HTML pages of {} hosts ({} with a learned model): {} records, {} duplicate paragraphs dropped; without a record: {}",

@@ -303,6 +303,7 @@ fn check_warc_output(dir: &Path, requests: &[support::site_server::RequestLog], 
         config,
         webcorpus::write::CorpusFormat::Jsonl,
         &mut out,
+        false,
     )
     .unwrap();
     let replayed: HashMap<String, Record> = String::from_utf8(out)

@@ -30,7 +30,7 @@ use crate::dedup::{DedupError, Onion, OnionScratch, SeenSet};
 use crate::domain::learn::{learn_documents, parse_sample};
 use crate::domain::DomainModel;
 use crate::extract::pipeline::ExtractSettings;
-use crate::extract::warc_input::{read_warc, WarcInputError, WarcPage};
+use crate::extract::warc_input::{read_warc_with_progress, WarcInputError, WarcPage};
 use crate::html::sniff::{binary_kind, unreadable_share, MAX_UNREADABLE_SHARE};
 use crate::html::{decode_html, Document};
 use crate::model::{join_paragraphs, Record};
@@ -84,7 +84,8 @@ enum Learning {
 /// Re-extract the HTML responses of `paths` with per-host learning and Onion dedup, and write
 /// the records to `out` in `format`. `cfg` gives the extractor, stoplist language, learning,
 /// dedup and classifier settings (`[crawl] extractor`, `language`, `[learn]`, `[dedup]`,
-/// `[classify]`).
+/// `[classify]`). With `progress`, a progress bar on stderr counts the bytes read over the three
+/// passes.
 ///
 /// # Errors
 /// [`ReplayError`]: an unreadable WARC file, bad dedup parameters, the classifier model, or
@@ -94,7 +95,19 @@ pub fn replay_warcs(
     cfg: &Config,
     format: CorpusFormat,
     out: &mut dyn Write,
+    progress: bool,
 ) -> Result<ReplaySummary, ReplayError> {
+    let bar = progress.then(|| {
+        let bytes: u64 = paths.iter().filter_map(|p| std::fs::metadata(p).ok()).map(|m| m.len()).sum();
+        let bar = indicatif::ProgressBar::new(3 * bytes);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("{msg} [{bar:40}] {bytes}/{total_bytes} {bytes_per_sec} eta {eta}")
+                .expect("valid template")
+                .progress_chars("=> "),
+        );
+        bar.set_message("pages per host");
+        bar
+    });
     let tools = PageTools {
         kind: cfg.crawl.extractor,
         settings: Arc::new(ExtractSettings::from_config(cfg)),
@@ -105,13 +118,16 @@ pub fn replay_warcs(
     // 1. Pages per host.
     let mut pages_of: HashMap<String, usize> = HashMap::new();
     for path in paths {
-        read_warc(path, |page| *pages_of.entry(host_of(&page.url)).or_default() += 1)?;
+        read_warc_with_progress(path, bar.as_ref(), |page| *pages_of.entry(host_of(&page.url)).or_default() += 1)?;
     }
     // 2. Each host's sample, learned when complete.
+    if let Some(bar) = &bar {
+        bar.set_message("samples, learning");
+    }
     let mut hosts: HashMap<String, Learning> = HashMap::new();
     let mut seen_pages: HashMap<String, usize> = HashMap::new();
     for path in paths {
-        read_warc(path, |page| {
+        read_warc_with_progress(path, bar.as_ref(), |page| {
             let host = host_of(&page.url);
             let nth = seen_pages.entry(host.clone()).or_default();
             *nth += 1;
@@ -134,6 +150,9 @@ pub fn replay_warcs(
         })?;
     }
     // 3. Extract, dedup, write.
+    if let Some(bar) = &bar {
+        bar.set_message("extracting");
+    }
     let onion = Onion::new(cfg.dedup.onion())?;
     let mut seen = SeenSet::new(cfg.dedup.seen_params());
     let mut scratch = OnionScratch::default();
@@ -145,7 +164,7 @@ pub fn replay_warcs(
     let mut failed: Option<ReplayError> = None;
     let mut buf = Vec::new();
     for path in paths {
-        let counts = read_warc(path, |page| {
+        let counts = read_warc_with_progress(path, bar.as_ref(), |page| {
             if failed.is_some() {
                 return;
             }
@@ -219,6 +238,9 @@ pub fn replay_warcs(
         }
     }
     out.flush()?;
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
     Ok(summary)
 }
 

@@ -111,8 +111,25 @@ pub fn is_warc(path: &Path) -> bool {
 /// # Errors
 /// [`WarcInputError`] when the file cannot be opened or a record is malformed; the pages
 /// before it were handed on already.
-pub fn read_warc(path: &Path, mut on_page: impl FnMut(WarcPage)) -> Result<WarcCounts, WarcInputError> {
+pub fn read_warc(path: &Path, on_page: impl FnMut(WarcPage)) -> Result<WarcCounts, WarcInputError> {
+    read_warc_with_progress(path, None, on_page)
+}
+
+/// [`read_warc`], advancing `progress` by the file's bytes as they are read (compressed bytes
+/// for a gzip file).
+///
+/// # Errors
+/// As [`read_warc`].
+pub fn read_warc_with_progress(
+    path: &Path,
+    progress: Option<&indicatif::ProgressBar>,
+    mut on_page: impl FnMut(WarcPage),
+) -> Result<WarcCounts, WarcInputError> {
     let file = std::fs::File::open(path).map_err(|source| WarcInputError::Open { path: path.into(), source })?;
+    let file: Box<dyn Read> = match progress {
+        Some(bar) => Box::new(bar.wrap_read(file)),
+        None => Box::new(file),
+    };
     let reader: Box<dyn Read> = if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("gz")) {
         Box::new(MultiGzDecoder::new(BufReader::new(file)))
     } else {
