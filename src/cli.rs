@@ -278,6 +278,10 @@ pub struct StatsArgs {
     /// Show this host's learned model (patterns and static noise keys).
     #[arg(long)]
     pub host: Option<String>,
+    /// Print the counters, the queue size, the WARC position and the host records as one
+    /// JSON object (for monitoring) instead of the report.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// `webcorpus dedup`.

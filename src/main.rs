@@ -231,12 +231,14 @@ fn extract(args: ExtractArgs) -> Result<()> {
             None => read_page(path),
         };
         let line = match page {
-            Err(e) => serde_json::json!({ "id": webcorpus::extract::files::file_id(path), "error": e.to_string() }),
+            // The id is the path as given: unique per file, unlike the file's stem
+            // (`a/index.html` and `b/index.html`).
+            Err(e) => serde_json::json!({ "id": path.display().to_string(), "error": e.to_string() }),
             Ok(page) => {
                 // A local file has no URL: the model uses its training mean for the URL features.
                 let mut line =
                     extraction_line(&page.decoded.text, None, args.extractor, model.as_deref(), &settings, &classifier);
-                line["id"] = page.id.into();
+                line["id"] = path.display().to_string().into();
                 line
             }
         };
@@ -308,6 +310,10 @@ fn stats(args: StatsArgs) -> Result<()> {
         bail!("no crawl state at {}", args.state.display());
     }
     let state = webcorpus::store::open_state_dir(&args.state)?;
+    if args.json {
+        println!("{}", webcorpus::crawl::stats::report_json(&state, args.host.as_deref())?);
+        return Ok(());
+    }
     print!("{}", report(&state, args.host.as_deref())?);
     Ok(())
 }

@@ -210,6 +210,12 @@ async fn crawl_five_real_sites_over_loopback() {
     assert_eq!(halved, summary.counters.model_halved);
     let report = webcorpus::crawl::stats::report(&state, None).unwrap();
     eprintln!("{report}");
+    let json = webcorpus::crawl::stats::report_json(&state, None).unwrap();
+    assert_eq!(json["counters"]["records"], summary.counters.records);
+    assert_eq!(json["queued"], 0);
+    assert_eq!(json["hosts"].as_array().unwrap().len(), state.hosts().unwrap().len());
+    let one = webcorpus::crawl::stats::report_json(&state, Some("hidemiyoshi.jp")).unwrap();
+    assert_eq!(one["hosts"][0]["host"], "hidemiyoshi.jp");
     assert!(
         report.contains(&format!("keeps less than half of the unlearned one's words: {halved}")),
         "stats lists the halved pages"

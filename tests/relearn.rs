@@ -80,7 +80,9 @@ async fn a_redesigned_site_is_sampled_again_and_its_model_relearned() {
 
     let state = open_state_dir(&dir.path().join("state")).expect("state");
     let rec = state.host(HOST).expect("read").expect("host record");
-    assert_eq!(rec.fetched as usize, designs.len(), "every page fetched once");
+    // Besides the pages, the host's guessed /sitemap.xml was asked for (and is not there).
+    assert_eq!(rec.discards.get("sitemap_unavailable"), Some(&1), "{rec:?}");
+    assert_eq!(rec.fetched as usize - 1, designs.len(), "every page fetched once");
     // Re-learned when the blog's pages came (and possibly within a design, where a run of the
     // site's pages has another template), at most `max_relearns` (3) times.
     assert!((1..=3).contains(&rec.relearned), "{rec:?}");

@@ -523,6 +523,10 @@ impl Committer {
                 self.discard(&host, Discard::NotModified);
                 return Ok(());
             }
+            _ if !(200..300).contains(&status) && !entry.kind.is_page() => {
+                self.discard(&host, Discard::SourceUnavailable(entry.kind));
+                return Ok(());
+            }
             _ if !(200..300).contains(&status) => {
                 self.discard(&host, Discard::Http(status));
                 return Ok(());
@@ -794,23 +798,17 @@ impl Committer {
             self.discard(host, Discard::AllDuplicate);
             return Ok(());
         }
-        let record = Record {
-            id: crate::model::record_id(meta.final_url),
-            url: meta.url.to_string(),
-            final_url: meta.final_url.to_string(),
-            host: host.to_string(),
-            title: ex.title,
-            fetched_at: meta.fetched_at.to_string(),
-            language: ex.language,
-            extractor: ex.extractor.to_string(),
-            text: join_paragraphs(&outcome.kept),
-            paragraphs: outcome.kept,
-            page_type: class.map(|c| c.page_type),
-            page_type_prob: class.map(|c| c.prob),
-            warc_record_id: meta.warc.as_ref().map(|w| w.record_id.clone()),
-            warc_file: meta.warc.as_ref().map(|w| w.file.clone()),
-            warc_offset: meta.warc.as_ref().map(|w| w.offset),
+        let warc = meta.warc.as_ref();
+        let source = RecordSource {
+            url: meta.url,
+            final_url: meta.final_url,
+            host,
+            fetched_at: meta.fetched_at,
+            warc_record_id: warc.map(|w| w.record_id.clone()),
+            warc_file: warc.map(|w| w.file.clone()),
+            warc_offset: warc.map(|w| w.offset),
         };
+        let record = record_of(source, ex, class, outcome.kept);
         self.writer.append(&record)?;
         self.seen.insert_all(&outcome.new_hashes);
         self.log.append(&outcome.new_hashes);
@@ -879,6 +877,44 @@ impl Committer {
 /// A group is committed early once its store batch holds this many writes (frontier entries
 /// and seen URLs of link-heavy pages): sled keeps a batch and the pages it touches in memory.
 const MAX_GROUP_WRITES: usize = 8_192;
+
+/// Where a corpus record's page came from, besides its extraction.
+pub(crate) struct RecordSource<'a> {
+    pub(crate) url: &'a str,
+    pub(crate) final_url: &'a str,
+    pub(crate) host: &'a str,
+    pub(crate) fetched_at: &'a str,
+    pub(crate) warc_record_id: Option<String>,
+    pub(crate) warc_file: Option<String>,
+    pub(crate) warc_offset: Option<u64>,
+}
+
+/// The corpus record of a page: its source, its extraction and page class, and the paragraphs
+/// Onion kept (the crawl's and `extract --per-site`'s records are built here alike).
+pub(crate) fn record_of(
+    source: RecordSource<'_>,
+    ex: PageExtraction,
+    class: Option<PageClass>,
+    kept: Vec<crate::model::Paragraph>,
+) -> Record {
+    Record {
+        id: crate::model::record_id(source.final_url),
+        url: source.url.to_string(),
+        final_url: source.final_url.to_string(),
+        host: source.host.to_string(),
+        title: ex.title,
+        fetched_at: source.fetched_at.to_string(),
+        language: ex.language,
+        extractor: ex.extractor.to_string(),
+        text: join_paragraphs(&kept),
+        paragraphs: kept,
+        page_type: class.map(|c| c.page_type),
+        page_type_prob: class.map(|c| c.prob),
+        warc_record_id: source.warc_record_id,
+        warc_file: source.warc_file,
+        warc_offset: source.warc_offset,
+    }
+}
 
 /// The URLs of a robots.txt's `Sitemap:` lines (sitemaps.org; any group, case-insensitive).
 fn sitemap_lines(robots: &str) -> Vec<String> {

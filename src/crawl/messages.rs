@@ -46,6 +46,9 @@ pub enum Discard {
     BadSource(UrlKind),
     /// A conditional request (`crawl --refresh`) answered 304: the page is unchanged.
     NotModified,
+    /// A sitemap or feed answered with a non-2xx status (a guessed `/sitemap.xml` that is
+    /// not there, a feed gone).
+    SourceUnavailable(UrlKind),
 }
 
 impl Discard {
@@ -66,6 +69,8 @@ impl Discard {
             Discard::BadSource(UrlKind::Feed) => "bad_feed".into(),
             Discard::BadSource(_) => "bad_sitemap".into(),
             Discard::NotModified => "not_modified".into(),
+            Discard::SourceUnavailable(UrlKind::Feed) => "feed_unavailable".into(),
+            Discard::SourceUnavailable(_) => "sitemap_unavailable".into(),
         }
     }
 }

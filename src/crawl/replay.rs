@@ -9,7 +9,7 @@
 //! learned as soon as the sample is complete, exactly as the crawl does (a host with fewer
 //! than [`LearnParams::min_sample`] pages gets no model); (3) every page is extracted with
 //! its host's model and classified, deduplicated by Onion against everything written before
-//! it, and written as a [`Record`] in file order. Memory holds the samples of the hosts
+//! it, and written as a [`crate::model::Record`] in file order. Memory holds the samples of the hosts
 //! whose sample is still incomplete, at most `sample_size` pages each.
 //!
 //! For the crawl's own WARC output the records equal the crawl's (same URLs, text,
@@ -25,6 +25,7 @@ use std::sync::Arc;
 
 use crate::classify::PageType;
 use crate::config::Config;
+use crate::crawl::committer::{record_of, RecordSource};
 use crate::crawl::workers::{extract_and_classify, PageTools};
 use crate::dedup::{DedupError, Onion, OnionScratch, SeenSet};
 use crate::domain::learn::{learn_documents, parse_sample};
@@ -33,7 +34,6 @@ use crate::extract::pipeline::ExtractSettings;
 use crate::extract::warc_input::{read_warc_with_progress, WarcInputError, WarcPage};
 use crate::html::sniff::{binary_kind, unreadable_share, MAX_UNREADABLE_SHARE};
 use crate::html::{decode_html, Document};
-use crate::model::{join_paragraphs, Record};
 use crate::write::CorpusFormat;
 
 /// Errors that stop a replay (a bad page never does: it is counted).
@@ -200,23 +200,18 @@ pub fn replay_warcs(
                 return skip("all_duplicate");
             }
             seen.insert_all(&outcome.new_hashes);
-            let record = Record {
-                id: crate::model::record_id(&page.url),
-                url: page.url.clone(),
-                final_url: page.url.clone(),
-                host,
-                title: ex.title,
-                fetched_at: page.date.clone().unwrap_or_default(),
-                language: ex.language,
-                extractor: ex.extractor.to_string(),
-                text: join_paragraphs(&outcome.kept),
-                paragraphs: outcome.kept,
-                page_type: class.map(|c| c.page_type),
-                page_type_prob: class.map(|c| c.prob),
+            let file = path.file_name().map(|n| n.to_string_lossy().into_owned());
+            let fetched_at = page.date.clone().unwrap_or_default();
+            let source = RecordSource {
+                url: &page.url,
+                final_url: &page.url,
+                host: &host,
+                fetched_at: &fetched_at,
                 warc_record_id: Some(page.record_id.clone()),
-                warc_file: path.file_name().map(|n| n.to_string_lossy().into_owned()),
+                warc_file: file,
                 warc_offset: None,
             };
+            let record = record_of(source, ex, class, outcome.kept);
             buf.clear();
             if let Err(e) = format.render(&record, &mut buf) {
                 failed = Some(ReplayError::Write(std::io::Error::other(e)));

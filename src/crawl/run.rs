@@ -74,6 +74,14 @@ pub async fn run(opts: CrawlOptions) -> Result<CrawlSummary, CrawlError> {
 
     // 2. Seeds, and with --refresh the pages fetched before.
     let counters_before = state.counters()?;
+    if counters_before.fetched > 0 && !opts.quiet {
+        eprintln!(
+            "resumed: {} pages fetched and {} records written before, {} URLs queued",
+            counters_before.fetched,
+            counters_before.records,
+            state.frontier_total()?
+        );
+    }
     add_seeds(&state, &opts.seeds)?;
     if opts.refresh {
         queue_refresh(&state)?;

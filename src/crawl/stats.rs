@@ -11,6 +11,31 @@ use std::fmt::Write;
 /// # Errors
 /// [`StoreError`] when the state cannot be read.
 pub fn report(state: &CrawlState, host: Option<&str>) -> Result<String, StoreError> {
+    report_text(state, host)
+}
+
+/// The state as one JSON object for monitoring: `counters` (the crawl-wide counters, as
+/// committed), `queued` (URLs on the frontier), `warc` (the committed end of the WARC output,
+/// or null) and `hosts` (every host record: phase, pages fetched, sampled, written, queued,
+/// discards by reason, the model's use); with `host`, only that host (an empty list when it
+/// is not in the state).
+///
+/// # Errors
+/// The store's.
+pub fn report_json(state: &CrawlState, host: Option<&str>) -> Result<serde_json::Value, StoreError> {
+    let hosts = match host {
+        Some(h) => state.host(h)?.into_iter().collect(),
+        None => state.hosts()?,
+    };
+    Ok(serde_json::json!({
+        "counters": state.counters()?,
+        "queued": state.frontier_total()?,
+        "warc": state.warc_position()?,
+        "hosts": hosts,
+    }))
+}
+
+fn report_text(state: &CrawlState, host: Option<&str>) -> Result<String, StoreError> {
     let mut out = String::new();
     if let Some(host) = host {
         let Some(rec) = state.host(host)? else {
