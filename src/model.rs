@@ -102,6 +102,13 @@ pub struct Record {
     pub fetched_at: String,
     /// Stoplist language used for jusText (e.g. "English"), or null.
     pub language: Option<String>,
+    /// The language of `text` (ISO 639-1, e.g. `en`, `ja`;
+    /// [`crate::extract::stoplist::document_language`]), absent when none is detected.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lang: Option<String>,
+    /// The language detector's confidence in `lang`, 0–1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lang_score: Option<f32>,
     /// Name of the extractor that produced the text (e.g. "goldminer").
     pub extractor: String,
     /// Paragraph texts joined by blank lines.

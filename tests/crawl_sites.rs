@@ -234,6 +234,18 @@ async fn crawl_five_real_sites_over_loopback() {
         }
     }
     check_warc_output(&tmp.path().join("corpus/warc"), &requests, &records, &config);
+    // Each record's own language: the Japanese blog, the Spanish news site, and the French
+    // pages of the English wiki.
+    let share = |host: &str, lang: &str, pick: &dyn Fn(&Record) -> bool| {
+        let of: Vec<&Record> = records.iter().filter(|r| r.host == host && pick(r)).collect();
+        assert!(!of.is_empty(), "{host}");
+        of.iter().filter(|r| r.lang.as_deref() == Some(lang)).count() as f64 / of.len() as f64
+    };
+    let long = |r: &Record| r.text.len() >= 200;
+    assert!(share("hidemiyoshi.jp", "ja", &long) >= 0.95);
+    assert!(share("www.paraguayos.org", "es", &long) >= 0.95);
+    assert!(share("awesomewm.org", "fr", &|r: &Record| long(r) && r.url.ends_with("/fr")) >= 0.9);
+    assert!(records.iter().all(|r| r.lang_score.is_none_or(|s| (0.0..=1.0).contains(&s))));
     let mut template_total = 0;
     for host in HOSTS {
         let template = template_lines(&sites.join(host));

@@ -897,6 +897,10 @@ pub(crate) fn record_of(
     class: Option<PageClass>,
     kept: Vec<crate::model::Paragraph>,
 ) -> Record {
+    // The language of what the record holds: Onion has dropped the paragraphs seen before
+    // (a translated page's untranslated template lines among them).
+    let text = join_paragraphs(&kept);
+    let lang = crate::extract::stoplist::document_language(&text);
     Record {
         id: crate::model::record_id(source.final_url),
         url: source.url.to_string(),
@@ -905,8 +909,10 @@ pub(crate) fn record_of(
         title: ex.title,
         fetched_at: source.fetched_at.to_string(),
         language: ex.language,
+        lang_score: lang.as_ref().map(|l| l.score),
+        lang: lang.map(|l| l.code),
         extractor: ex.extractor.to_string(),
-        text: join_paragraphs(&kept),
+        text,
         paragraphs: kept,
         page_type: class.map(|c| c.page_type),
         page_type_prob: class.map(|c| c.prob),

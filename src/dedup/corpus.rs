@@ -315,6 +315,8 @@ mod tests {
             title: None,
             fetched_at: "2026-01-01T00:00:00Z".into(),
             language: Some("English".into()),
+            lang: Some("en".into()),
+            lang_score: Some(1.0),
             extractor: "default".into(),
             text: crate::model::join_paragraphs(&paragraphs),
             paragraphs,

@@ -276,6 +276,39 @@ pub fn detect_language(text: &str) -> Option<&'static str> {
     STOPLISTS.iter().find(|e| e.iso3 == code).map(|e| e.name)
 }
 
+/// Bytes of a record's text that its language is detected from.
+const DOCUMENT_SAMPLE_BYTES: usize = 2 * 1024;
+
+/// A document's language as `whatlang` detects it from its first 2 KiB of text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DocumentLanguage {
+    /// ISO 639-1 code (`en`, `ja`, `zh` for Mandarin, `fa` for Persian), or the ISO 639-3
+    /// code for a language without one.
+    pub code: String,
+    /// `whatlang`'s confidence, 0–1.
+    pub score: f32,
+}
+
+/// The language of `text` (a record's main text), `None` when `whatlang` finds none (no
+/// letters, or too little text).
+pub fn document_language(text: &str) -> Option<DocumentLanguage> {
+    let mut end = text.len().min(DOCUMENT_SAMPLE_BYTES);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let info = whatlang::detect(&text[..end])?;
+    let iso3 = info.lang().code();
+    let code = match iso3 {
+        // Macrolanguage members whatlang names by their own 639-3 code.
+        "cmn" => "zh".to_string(),
+        "pes" => "fa".to_string(),
+        _ => isolang::Language::from_639_3(iso3)
+            .and_then(|l| l.to_639_1())
+            .map_or_else(|| iso3.to_string(), str::to_string),
+    };
+    Some(DocumentLanguage { code, score: info.confidence() as f32 })
+}
+
 fn cache() -> &'static Mutex<HashMap<&'static str, Arc<Stoplist>>> {
     static CACHE: OnceLock<Mutex<HashMap<&'static str, Arc<Stoplist>>>> = OnceLock::new();
     CACHE.get_or_init(|| Mutex::new(HashMap::new()))
@@ -379,6 +412,14 @@ mod tests {
                   přemýšlel, jestli bude pršet dřív, než sklidí úrodu z pole.";
         assert_eq!(detect_language(cs), Some("Czech"));
         // Japanese is detected by whatlang but jusText has no list for it.
+        let ja = document_language("ウェブのページから本文を取り出して、きれいなコーパスを作ります。").unwrap();
+        assert_eq!(ja.code, "ja");
+        let zh = document_language("我们从网页中提取正文，去掉重复的段落，得到干净的语料库。").unwrap();
+        assert_eq!(zh.code, "zh");
+        let en = document_language("The crawler keeps the main text of every page and drops the menus.").unwrap();
+        assert_eq!(en.code, "en");
+        assert!(en.score > 0.0 && en.score <= 1.0);
+        assert_eq!(document_language("12345 ... !!!"), None);
         assert_eq!(detect_language("これは日本語の文章です。今日は良い天気ですね。"), None);
         assert_eq!(detect_language(""), None);
     }

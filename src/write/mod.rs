@@ -299,6 +299,8 @@ pub(crate) mod tests {
             title: Some(format!("A \"quoted\" <title> {n}")),
             fetched_at: "2024-05-01T12:00:00Z".into(),
             language: Some("English".into()),
+            lang: Some("en".into()),
+            lang_score: Some(1.0),
             extractor: "justext".into(),
             text: join_paragraphs(&paragraphs),
             paragraphs,

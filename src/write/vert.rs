@@ -22,7 +22,7 @@
 //!   dedup, Sketch Engine's paragraph context) see all of them; headings carry
 //!   `type="heading"`, list items `type="list_item"` (the serde names of
 //!   [`ParagraphKind`]), plain paragraphs no attribute.
-//! - `<doc>` attributes: id, url, final_url, host, title, fetched_at, language, extractor,
+//! - `<doc>` attributes: id, url, final_url, host, title, fetched_at, language, lang, extractor,
 //!   page_type (`article`/`other`), page_type_prob (3 decimals), warc_record_id; an absent
 //!   id, title, language, page type or WARC record is left out. Whitespace in values is collapsed to one space.
 //! - Tokens ([`tokens`]): whitespace-separated words with leading and trailing punctuation
@@ -53,6 +53,9 @@ pub fn render(r: &Record, out: &mut Vec<u8>) {
     attr(&mut s, "fetched_at", &r.fetched_at);
     if let Some(language) = &r.language {
         attr(&mut s, "language", language);
+    }
+    if let Some(lang) = &r.lang {
+        attr(&mut s, "lang", lang);
     }
     attr(&mut s, "extractor", &r.extractor);
     if let Some(t) = r.page_type {
@@ -174,7 +177,7 @@ mod tests {
             lines[0],
             "<doc id=\"a1\" url=\"https://example.org/a?b=1&amp;c=3\" \
              final_url=\"https://example.org/a?b=1&amp;c=3\" host=\"example.org\" \
-             title=\"Line one\" fetched_at=\"2024-05-01T12:00:00Z\" extractor=\"justext\" \
+             title=\"Line one\" fetched_at=\"2024-05-01T12:00:00Z\" lang=\"en\" extractor=\"justext\" \
              page_type=\"article\" page_type_prob=\"0.875\" warc_record_id=\"&lt;urn:uuid:x&gt;\">"
         );
         assert_eq!(lines[1], "<p type=\"heading\">");
