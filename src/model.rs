@@ -113,6 +113,9 @@ pub struct Record {
     pub extractor: String,
     /// Paragraph texts joined by blank lines.
     pub text: String,
+    /// Whitespace-separated words of `text` (0 in records written before it existed).
+    #[serde(default)]
+    pub word_count: u64,
     /// The paragraphs with their kinds.
     pub paragraphs: Vec<Paragraph>,
     /// `"article"` or `"other"`, from the page classifier ([`crate::classify`]); absent in

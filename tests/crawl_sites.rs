@@ -246,6 +246,7 @@ async fn crawl_five_real_sites_over_loopback() {
     assert!(share("www.paraguayos.org", "es", &long) >= 0.95);
     assert!(share("awesomewm.org", "fr", &|r: &Record| long(r) && r.url.ends_with("/fr")) >= 0.9);
     assert!(records.iter().all(|r| r.lang_score.is_none_or(|s| (0.0..=1.0).contains(&s))));
+    assert!(records.iter().all(|r| r.word_count > 0 && r.word_count as usize == r.text.split_whitespace().count()));
     let mut template_total = 0;
     for host in HOSTS {
         let template = template_lines(&sites.join(host));

@@ -27,16 +27,7 @@ async fn refresh_fetches_conditionally_and_writes_only_what_changed() {
     let Some(shared) = support::shared_dir("refresh_fetches_conditionally_and_writes_only_what_changed") else {
         return;
     };
-    let root = shared.join("sites/www.freepressokc.com");
-    let mut articles: Vec<_> = std::fs::read_dir(&root)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path().join("index.html"))
-        .filter(|p| p.is_file() && std::fs::metadata(p).unwrap().len() > 20_000)
-        .collect();
-    articles.sort();
-    articles.truncate(12);
-    assert_eq!(articles.len(), 12);
+    let articles = support::freepress_articles(&shared, 12);
     let tmp = tempfile::tempdir().unwrap();
     let site = tmp.path().join("site");
     std::fs::create_dir_all(&site).unwrap();

@@ -14,17 +14,9 @@ use webcorpus::config::Config;
 use webcorpus::crawl::{run, CrawlOptions};
 use webcorpus::model::Record;
 
-/// Four article pages of the shared Free Press site (their own links lead nowhere here).
+/// Five article pages of the shared Free Press site (their own links lead nowhere here).
 fn articles(shared: &Path) -> Vec<Vec<u8>> {
-    let root = shared.join("sites/www.freepressokc.com");
-    let mut pages: Vec<_> = std::fs::read_dir(&root)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path().join("index.html"))
-        .filter(|p| p.is_file() && std::fs::metadata(p).unwrap().len() > 20_000)
-        .collect();
-    pages.sort();
-    pages.iter().take(5).map(|p| std::fs::read(p).unwrap()).collect()
+    support::freepress_articles(shared, 5).iter().map(|p| std::fs::read(p).unwrap()).collect()
 }
 
 fn put(dir: &Path, path: &str, body: &[u8]) {

@@ -912,6 +912,7 @@ pub(crate) fn record_of(
         lang_score: lang.as_ref().map(|l| l.score),
         lang: lang.map(|l| l.code),
         extractor: ex.extractor.to_string(),
+        word_count: text.split_whitespace().count() as u64,
         text,
         paragraphs: kept,
         page_type: class.map(|c| c.page_type),

@@ -319,6 +319,7 @@ mod tests {
             lang_score: Some(1.0),
             extractor: "default".into(),
             text: crate::model::join_paragraphs(&paragraphs),
+            word_count: 0,
             paragraphs,
             page_type: None,
             page_type_prob: None,

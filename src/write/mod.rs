@@ -303,6 +303,7 @@ pub(crate) mod tests {
             lang_score: Some(1.0),
             extractor: "justext".into(),
             text: join_paragraphs(&paragraphs),
+            word_count: 0,
             paragraphs,
             page_type: Some(crate::model::PageType::Article),
             page_type_prob: Some(0.875),

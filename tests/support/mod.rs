@@ -24,6 +24,22 @@ pub fn shared_dir(test: &str) -> Option<PathBuf> {
     }
 }
 
+/// The first `n` article pages of the shared Free Press site (`<slug>/index.html` over 20 kB),
+/// in name order: real pages for fixtures whose own links lead nowhere.
+pub fn freepress_articles(shared: &std::path::Path, n: usize) -> Vec<PathBuf> {
+    let root = shared.join("sites/www.freepressokc.com");
+    let mut pages: Vec<PathBuf> = std::fs::read_dir(&root)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path().join("index.html"))
+        .filter(|p| p.is_file() && std::fs::metadata(p).unwrap().len() > 20_000)
+        .collect();
+    pages.sort();
+    pages.truncate(n);
+    assert_eq!(pages.len(), n, "article pages in {}", root.display());
+    pages
+}
+
 /// A config file for a loopback crawl: every given host resolved to `addr`.
 pub fn loopback_config(addr: std::net::SocketAddr, hosts: &[&str], extra: &str) -> String {
     let mut toml = String::from("[net.resolve]\n");
