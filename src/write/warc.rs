@@ -264,11 +264,6 @@ impl WarcWriter {
         Ok(Some(WarcPosition { file: f.name.clone(), serial: f.serial, offset: f.len }))
     }
 
-    /// The directory of the files.
-    pub fn dir(&self) -> &Path {
-        &self.dir
-    }
-
     /// Begin a new file when there is none or the current one is full: the full one is synced
     /// first, so a committed position in the new file implies the old one is durable.
     fn rotate_if_full(&mut self) -> Result<(), WarcError> {
