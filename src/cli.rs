@@ -31,6 +31,9 @@ pub enum Command {
     /// Onion paragraph deduplication over existing corpora (JSONL, vertical, text), in the
     /// order given: the first instance of a paragraph wins. Also merges several crawls.
     Dedup(DedupArgs),
+    /// Convert a crawl's JSONL corpus (finished or still being written) to jsonl, vert, text
+    /// or dolma, filtered by language, page type or host, gzip-compressed and sharded.
+    Export(ExportArgs),
     /// Score a JSONL corpus against gold text (word-level P/R/F1, CleanEval style).
     Score(ScoreArgs),
     /// Evaluate extractors on the annotated sets (../shared/data): word, bag-of-words,
@@ -302,6 +305,36 @@ pub struct DedupArgs {
     /// No progress bar.
     #[arg(long)]
     pub quiet: bool,
+}
+
+/// `webcorpus export`.
+#[derive(Debug, clap::Args)]
+pub struct ExportArgs {
+    /// The crawl's JSONL corpus files (.jsonl or .jsonl.gz), read in this order.
+    #[arg(required = true)]
+    pub inputs: Vec<PathBuf>,
+    /// Output format: jsonl (webcorpus records), vert (Sketch Engine vertical), text, dolma
+    /// (Dolma's document schema).
+    #[arg(long, default_value = "jsonl")]
+    pub format: CorpusFormat,
+    /// Directory for the shard files corpus-00000.<ext>[.gz], ...; `-` writes to standard output.
+    #[arg(long, default_value = "export")]
+    pub out: PathBuf,
+    /// Compress every shard with gzip.
+    #[arg(long)]
+    pub gzip: bool,
+    /// Begin a new shard after this many (uncompressed) bytes; 0 = one file.
+    #[arg(long, default_value_t = 0)]
+    pub shard_bytes: u64,
+    /// Keep only records in these languages (ISO 639-1 codes of `lang`, comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    pub lang: Vec<String>,
+    /// Keep only these page types: article, other (comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    pub page_type: Vec<crate::classify::PageType>,
+    /// Keep only these hosts (comma-separated, as in the records' `host`).
+    #[arg(long, value_delimiter = ',')]
+    pub host: Vec<String>,
 }
 
 /// `webcorpus score`.

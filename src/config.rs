@@ -46,7 +46,7 @@ pub enum ConfigError {
 }
 
 /// The whole configuration (`config.toml`).
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, serde::Serialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Config {
     /// `[crawl]`: scope, limits, output.
@@ -74,7 +74,7 @@ pub struct Config {
 }
 
 /// `[classify]` section: the page classifier run on every extracted page.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, serde::Serialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct ClassifyConfig {
     /// Drop pages classified as not an article: counted as the discard `not_article`, not
@@ -102,7 +102,7 @@ impl ClassifyConfig {
 }
 
 /// `[crawl]` section.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, serde::Serialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct CrawlConfig {
     /// State directory (sled): frontier, models, dedup hashes. Default `state`.
@@ -151,6 +151,15 @@ pub struct CrawlConfig {
     /// aborted (and fetched again on resume). Default 5s.
     #[serde(with = "humantime_serde")]
     pub stop_grace: std::time::Duration,
+    /// Languages kept, ISO 639-1 codes (`["en", "es"]`): a record whose `lang` is another
+    /// (or none) is the discard `wrong_language`. Empty (default): every language.
+    pub languages: Vec<String>,
+    /// SpiderLing's host pruning (Suchomel & Pomikálek 2012): a host whose yield (bytes of text
+    /// written, in `languages` when set, over bytes downloaded) is below this once
+    /// `yield_min_pages` of its pages are processed is no longer crawled. 0 (default) = off.
+    pub min_yield: f64,
+    /// Pages fetched from a host before its yield is judged. Default 50.
+    pub yield_min_pages: u64,
 }
 
 /// URL substrings not followed by default: MediaWiki edit/history/permalink/special pages,
@@ -191,6 +200,9 @@ impl Default for CrawlConfig {
             commit_interval: std::time::Duration::from_millis(200),
             min_free_space: 1 << 30,
             stop_grace: std::time::Duration::from_secs(5),
+            languages: Vec::new(),
+            min_yield: 0.0,
+            yield_min_pages: 50,
         }
     }
 }
@@ -209,6 +221,11 @@ impl CrawlConfig {
         }
     }
 
+    /// True when a record in language `lang` (ISO 639-1) is kept under `languages`.
+    pub fn keeps_language(&self, lang: Option<&str>) -> bool {
+        self.languages.is_empty() || lang.is_some_and(|l| self.languages.iter().any(|k| k == l))
+    }
+
     /// The configured language, `None` for automatic detection.
     pub fn language(&self) -> Option<&str> {
         (!self.language.eq_ignore_ascii_case("auto")).then_some(self.language.as_str())
@@ -219,7 +236,7 @@ impl CrawlConfig {
 pub const MAX_DURATION: std::time::Duration = std::time::Duration::from_secs(30 * 86_400);
 
 /// `[eval]` section.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, serde::Serialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct EvalConfig {
     /// Directory of the shared evaluation data. Default `../shared/data`; the environment
@@ -290,6 +307,18 @@ impl Config {
         }
         if self.crawl.max_parallel_hosts == 0 {
             return Err(invalid("crawl.max_parallel_hosts", "must be at least 1".into()));
+        }
+        for code in &self.crawl.languages {
+            let known = code.len() == 2 && isolang::Language::from_639_1(code).is_some();
+            if !known {
+                return Err(invalid(
+                    "crawl.languages",
+                    format!("`{code}` is not an ISO 639-1 code in lower case (e.g. \"en\", \"ja\")"),
+                ));
+            }
+        }
+        if !(0.0..1.0).contains(&self.crawl.min_yield) {
+            return Err(invalid("crawl.min_yield", format!("must be in [0, 1), got {}", self.crawl.min_yield)));
         }
         if let Some(lang) = self.crawl.language() {
             stoplist::validate_language(lang).map_err(|e| invalid("crawl.language", e.to_string()))?;
@@ -467,5 +496,54 @@ enabled = false
         let err =
             Config::parse("[boilernet]\nmodel = \"/nonexistent/bn.wcnn\"\n", Path::new("x.toml")).expect_err("missing");
         assert!(err.to_string().contains("boilernet.model"), "{err}");
+    }
+
+    /// Every key of the config structs is in `config.toml` with its default value, and
+    /// `config.toml` has no key the structs lack (a commented-out `# key = ` line documents an
+    /// optional key without a default).
+    #[test]
+    fn config_toml_lists_every_key_with_its_default() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("config.toml");
+        let text = std::fs::read_to_string(&path).unwrap();
+        let shipped = Config::parse(&text, &path).expect("config.toml parses");
+        let file: toml::Value = toml::from_str(&text).unwrap();
+        let defaults = toml::Value::try_from(Config::default()).unwrap();
+        let shipped_value = toml::Value::try_from(shipped).unwrap();
+        // Optional keys documented as comments, per section.
+        let mut section = String::new();
+        let mut commented = std::collections::HashSet::new();
+        for line in text.lines() {
+            let l = line.trim();
+            if l.starts_with('[') {
+                section = l.trim_matches(|c| c == '[' || c == ']').split(']').next().unwrap_or("").to_string();
+            } else if let Some(rest) = l.strip_prefix("# ") {
+                if let Some((key, _)) = rest.split_once(" = ") {
+                    commented.insert(format!("{section}.{key}"));
+                }
+            }
+        }
+        let toml::Value::Table(sections) = &defaults else { panic!() };
+        let mut checked = 0;
+        for (name, keys) in sections {
+            let toml::Value::Table(keys) = keys else { continue };
+            for (key, value) in keys {
+                if name == "net" && key == "resolve" {
+                    continue; // a testing aid whose entries are the demo hosts
+                }
+                let in_file = file.get(name).and_then(|s| s.get(key));
+                let nested = matches!(value, toml::Value::Table(_));
+                assert!(
+                    in_file.is_some() || commented.contains(&format!("{name}.{key}")),
+                    "config.toml lacks [{name}] {key}"
+                );
+                if !nested {
+                    assert_eq!(shipped_value[name][key], *value, "config.toml's [{name}] {key} is not the default");
+                }
+                checked += 1;
+            }
+        }
+        assert!(checked > 60, "{checked} keys");
+        let optional = Config::parse("[boilernet]\n", Path::new("x.toml")).unwrap();
+        assert!(optional.boilernet.model.is_none() && commented.contains("boilernet.model"));
     }
 }

@@ -68,6 +68,7 @@ fn run(cli: Cli) -> Result<u8> {
         Command::Stats(args) => stats(args),
         Command::Score(args) => score(args),
         Command::Dedup(args) => dedup(args),
+        Command::Export(args) => export(args),
         Command::Eval(args) => eval(args),
         Command::Train(TrainCommand::Boilernet(args)) => train_boilernet(args),
         Command::Train(TrainCommand::Classifier(args)) => train_classifier(args),
@@ -133,8 +134,7 @@ fn crawl(args: CrawlArgs) -> Result<u8> {
         println!("{} sitemaps and {} feeds read, listing {} page URLs", c.sitemaps, c.feeds, c.source_urls);
     }
     if !c.discards.is_empty() {
-        let discards: Vec<String> = c.discards.iter().map(|(k, n)| format!("{k} {n}")).collect();
-        println!("pages without a record: {}", discards.join(", "));
+        println!("pages without a record: {}", webcorpus::crawl::stats::discard_list(&c.discards));
     }
     let before = &summary.counters_before;
     if before.fetched > 0 {
@@ -309,12 +309,54 @@ fn stats(args: StatsArgs) -> Result<()> {
     if !args.state.exists() {
         bail!("no crawl state at {}", args.state.display());
     }
-    let state = webcorpus::store::open_state_dir(&args.state)?;
+    let state = match webcorpus::store::open_state_dir(&args.state) {
+        Ok(state) => state,
+        Err(open_error) => {
+            // A running crawl holds sled's lock: show its status snapshot instead.
+            use webcorpus::crawl::{snapshot, stats};
+            let snap = snapshot::read(&args.state).map_err(|_| {
+                anyhow::anyhow!(
+                    "cannot read the crawl state at {} ({open_error}); a running crawl writes {} there every \
+                     few seconds, and there is none yet",
+                    args.state.display(),
+                    snapshot::STATUS_FILE
+                )
+            })?;
+            if args.json {
+                println!("{}", stats::snapshot_json(&snap, args.host.as_deref()));
+            } else {
+                if args.host.is_some() {
+                    eprintln!("note: the state is in use by a running crawl; its model is shown when the crawl stops");
+                }
+                print!("{}", stats::report_snapshot(&snap));
+            }
+            return Ok(());
+        }
+    };
     if args.json {
         println!("{}", webcorpus::crawl::stats::report_json(&state, args.host.as_deref())?);
         return Ok(());
     }
     print!("{}", report(&state, args.host.as_deref())?);
+    Ok(())
+}
+
+fn export(args: webcorpus::cli::ExportArgs) -> Result<()> {
+    use webcorpus::write::export::{export, ExportFilter, ExportTarget};
+    let filter = ExportFilter { langs: args.lang, page_types: args.page_type, hosts: args.host };
+    let dir = (args.out.as_os_str() != "-").then_some(args.out);
+    let target = ExportTarget { format: args.format, dir, gzip: args.gzip, shard_bytes: args.shard_bytes };
+    let summary = export(&args.inputs, &filter, &target)?;
+    eprintln!(
+        "{} records read, {} written, {} left out by the filters{}",
+        summary.read,
+        summary.written,
+        summary.filtered,
+        if summary.incomplete_tail { "; a last record still being written was left out" } else { "" }
+    );
+    for f in &summary.files {
+        eprintln!("  {}", f.display());
+    }
     Ok(())
 }
 

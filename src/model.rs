@@ -100,6 +100,19 @@ pub struct Record {
     pub title: Option<String>,
     /// RFC 3339 time of the fetch, UTC.
     pub fetched_at: String,
+    /// The final HTTP status (a 2xx; absent for local files).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub http_status: Option<u16>,
+    /// The response's `Content-Type` header as sent (absent for local files or when not sent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content_type: Option<String>,
+    /// Publication date `YYYY-MM-DD` when the page states it (JSON-LD, `<meta>`, `<time>`;
+    /// [`crate::html::meta`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub date: Option<String>,
+    /// Author when the page states it, several joined by `"; "`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub author: Option<String>,
     /// Stoplist language used for jusText (e.g. "English"), or null.
     pub language: Option<String>,
     /// The language of `text` (ISO 639-1, e.g. `en`, `ja`;
@@ -113,7 +126,8 @@ pub struct Record {
     pub extractor: String,
     /// Paragraph texts joined by blank lines.
     pub text: String,
-    /// Whitespace-separated words of `text` (0 in records written before it existed).
+    /// Words of `text`: tokens with a letter or digit ([`crate::write::tokenize::word_count`];
+    /// Chinese and Japanese segmented into words). 0 in records written before it existed.
     #[serde(default)]
     pub word_count: u64,
     /// The paragraphs with their kinds.

@@ -102,7 +102,7 @@ pub fn labels(
 }
 
 /// `[boilernet]` of `config.toml`.
-#[derive(Debug, Clone, Default, PartialEq, serde::Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Deserialize, serde::Serialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct BoilernetConfig {
     /// A model file written by `webcorpus train boilernet`; `None` = the shipped model.

@@ -75,6 +75,19 @@ impl PageType {
     }
 }
 
+impl std::str::FromStr for PageType {
+    type Err = String;
+
+    /// `article` or `other`, ASCII case-insensitive.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "article" => Ok(PageType::Article),
+            "other" => Ok(PageType::Other),
+            _ => Err(format!("unknown page type {s:?} (expected article or other)")),
+        }
+    }
+}
+
 /// The classifier's verdict on one page.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PageClass {

@@ -24,6 +24,7 @@ use crate::crawl::messages::{
     send_queued, CommitMsg, Discard, Event, PageContent, PageDone, PageResult, WaitingDone, WorkItem,
 };
 use crate::crawl::robots::{RobotsEntry, RobotsStatus};
+use crate::crawl::snapshot::{self, StatusSnapshot, SNAPSHOT_INTERVAL};
 use crate::crawl::sources::MAX_SITEMAP_DEPTH;
 use crate::crawl::url::{host_key, in_scope, looks_like_html, normalize};
 use crate::crawl::CrawlError;
@@ -81,6 +82,8 @@ struct PageMeta<'a> {
     url: &'a str,
     final_url: &'a str,
     fetched_at: &'a str,
+    status: u16,
+    content_type: Option<String>,
     warc: Option<WarcRef>,
 }
 
@@ -141,6 +144,10 @@ pub struct Committer {
     groups: u64,
     learned_models: u64,
     die_at: Option<DieAt>,
+    /// The status snapshot: when it was last written, and the run's start.
+    last_snapshot: Option<Instant>,
+    run_started_at: String,
+    counters_at_start: Counters,
     work: Sender<WorkItem>,
     events: tokio::sync::mpsc::UnboundedSender<Event>,
     stop: Arc<AtomicBool>,
@@ -208,7 +215,7 @@ impl Committer {
             scratch: OnionScratch::default(),
             seen,
             log,
-            counters,
+            counters: counters.clone(),
             hosts,
             group_pages: Vec::new(),
             group_work: BTreeMap::new(),
@@ -223,6 +230,9 @@ impl Committer {
             finish: None,
             groups: 0,
             learned_models: 0,
+            last_snapshot: None,
+            run_started_at: humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
+            counters_at_start: counters,
             work,
             events,
             stop,
@@ -243,6 +253,7 @@ impl Committer {
                     && (interrupted || (self.overflow.is_empty() && self.after_commit.is_empty()));
                 if self.received_pages >= dispatched && jobs_done {
                     self.commit()?;
+                    self.write_snapshot(false);
                     return Ok(());
                 }
             }
@@ -298,6 +309,7 @@ impl Committer {
                         self.apply_page(*done)?;
                     }
                 }
+                self.check_yield(&host);
             }
             CommitMsg::Exchanges { host, exchanges } => {
                 self.write_exchanges(&exchanges)?;
@@ -357,6 +369,7 @@ impl Committer {
                         }
                     }
                 }
+                self.check_yield(&host);
             }
             CommitMsg::Finish { dispatched, interrupted } => {
                 self.finish = Some((dispatched, interrupted));
@@ -479,7 +492,7 @@ impl Committer {
         let warc = self.write_exchanges(&exchanges)?;
         self.touch(&host);
         self.group_pages.push(host.clone());
-        let (final_url, status, fetched_at, work) = match result {
+        let (final_url, status, fetched_at, content_type, work) = match result {
             PageResult::RobotsDisallowed => {
                 self.batch.pop_frontier(&host, entry.seq);
                 self.counters.robots_disallowed += 1;
@@ -497,7 +510,18 @@ impl Committer {
                 self.book(&host).rec.fetched += 1;
                 return Ok(());
             }
-            PageResult::Fetched { final_url, status, fetched_at, work, redirect, validators } => {
+            PageResult::Fetched {
+                final_url,
+                status,
+                fetched_at,
+                content_type,
+                body_bytes,
+                response_ms,
+                delay_ms,
+                work,
+                redirect,
+                validators,
+            } => {
                 if let Some(target) = redirect {
                     self.enqueue_redirect(&host, &entry, target)?;
                 }
@@ -507,7 +531,11 @@ impl Committer {
                     let page = FetchedPageEntry { url, host: host.clone(), depth, validators, kind };
                     self.batch.put_fetched_page(&page);
                 }
-                (final_url, status, fetched_at, work)
+                let rec = &mut self.book(&host).rec;
+                rec.body_bytes += body_bytes;
+                rec.response_ms += response_ms;
+                rec.delay_ms = delay_ms;
+                (final_url, status, fetched_at, content_type, work)
             }
         };
         self.counters.fetched += 1;
@@ -558,7 +586,14 @@ impl Committer {
             PageContent::Failed => self.discard(&host, Discard::ProcessingFailed),
             PageContent::Refused(why) => self.discard(&host, why),
             PageContent::Extracted(extraction, class) => {
-                let meta = PageMeta { url: &entry.url, final_url: final_url.as_str(), fetched_at: &fetched_at, warc };
+                let meta = PageMeta {
+                    url: &entry.url,
+                    final_url: final_url.as_str(),
+                    fetched_at: &fetched_at,
+                    status,
+                    content_type,
+                    warc,
+                };
                 self.add_extraction(&host, &meta, extraction, class)?;
             }
             PageContent::Waiting(html) => {
@@ -568,6 +603,8 @@ impl Committer {
                     url: entry.url.clone(),
                     final_url: final_url.to_string(),
                     fetched_at,
+                    status,
+                    content_type,
                     html,
                     warc,
                 };
@@ -596,8 +633,14 @@ impl Committer {
         self.batch.delete_waiting(host, page.seq);
         let book = self.book(host);
         book.rec.waiting = book.rec.waiting.saturating_sub(1);
-        let meta =
-            PageMeta { url: &page.url, final_url: &page.final_url, fetched_at: &page.fetched_at, warc: page.warc };
+        let meta = PageMeta {
+            url: &page.url,
+            final_url: &page.final_url,
+            fetched_at: &page.fetched_at,
+            status: page.status,
+            content_type: page.content_type,
+            warc: page.warc,
+        };
         self.add_extraction(host, &meta, page.extraction, page.class)
     }
 
@@ -804,18 +847,47 @@ impl Committer {
             final_url: meta.final_url,
             host,
             fetched_at: meta.fetched_at,
+            http_status: Some(meta.status),
+            content_type: meta.content_type.clone(),
             warc_record_id: warc.map(|w| w.record_id.clone()),
             warc_file: warc.map(|w| w.file.clone()),
             warc_offset: warc.map(|w| w.offset),
         };
         let record = record_of(source, ex, class, outcome.kept);
+        if !self.cfg.crawl.keeps_language(record.lang.as_deref()) {
+            self.discard(host, Discard::WrongLanguage);
+            return Ok(());
+        }
         self.writer.append(&record)?;
         self.seen.insert_all(&outcome.new_hashes);
         self.log.append(&outcome.new_hashes);
         self.counters.records += 1;
         self.counters.paragraphs += record.paragraphs.len() as u64;
-        self.book(host).rec.written += 1;
+        let rec = &mut self.book(host).rec;
+        rec.written += 1;
+        rec.text_bytes += record.text.len() as u64;
+        rec.words += record.word_count;
         Ok(())
+    }
+
+    /// SpiderLing's pruning: once `yield_min_pages` of the host's pages are fetched and every
+    /// fetched page is processed (none waits for a model), a host whose yield is below
+    /// `[crawl] min_yield` is pruned: dispatch fetches nothing more from it.
+    fn check_yield(&mut self, host: &str) {
+        let (min_yield, min_pages) = (self.cfg.crawl.min_yield, self.cfg.crawl.yield_min_pages);
+        if min_yield <= 0.0 {
+            return;
+        }
+        let rec = &self.book(host).rec;
+        let judged = !rec.pruned && rec.phase != HostPhase::Sampling && rec.waiting == 0 && rec.fetched >= min_pages;
+        if judged && rec.yield_rate().is_some_and(|y| y < min_yield) {
+            let rate = rec.yield_rate().unwrap_or(0.0);
+            tracing::info!(host, yield_rate = format!("{rate:.4}"), "host pruned for low yield");
+            self.book(host).rec.pruned = true;
+            self.counters.hosts_pruned += 1;
+            self.touch(host);
+            self.events_after_commit.push(Event::Pruned { host: host.to_string() });
+        }
     }
 
     /// Step 2: make the group durable, then step 3: tell dispatch, start the jobs.
@@ -844,6 +916,9 @@ impl Committer {
             }
             batch.put_counters(&self.counters);
             self.state.commit(batch)?;
+            if self.last_snapshot.is_none_or(|t| t.elapsed() >= SNAPSHOT_INTERVAL) {
+                self.write_snapshot(true);
+            }
             self.group_seen.clear();
             self.group_start = None;
             let pages = std::mem::take(&mut self.group_pages);
@@ -856,6 +931,28 @@ impl Committer {
         }
         self.launch_jobs();
         Ok(())
+    }
+
+    /// Write the status snapshot that `stats` reads while the state is locked; a failure is
+    /// logged, never fatal (the snapshot is a view, the store is the truth).
+    fn write_snapshot(&mut self, running: bool) {
+        self.last_snapshot = Some(Instant::now());
+        let mut hosts: Vec<HostRecord> = self.hosts.values().map(|b| b.rec.clone()).collect();
+        hosts.sort_by(|a, b| a.host.cmp(&b.host));
+        let snapshot = StatusSnapshot {
+            written_at: humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
+            pid: std::process::id(),
+            running,
+            run_started_at: self.run_started_at.clone(),
+            run_fetched: self.counters.fetched.saturating_sub(self.counters_at_start.fetched),
+            run_records: self.counters.records.saturating_sub(self.counters_at_start.records),
+            counters: self.counters.clone(),
+            queued: if running { None } else { self.state.frontier_total().ok() },
+            hosts,
+        };
+        if let Err(e) = snapshot::write(&self.cfg.crawl.state_dir, &snapshot) {
+            tracing::warn!("status snapshot not written: {e}");
+        }
     }
 
     fn launch_jobs(&mut self) {
@@ -884,6 +981,8 @@ pub(crate) struct RecordSource<'a> {
     pub(crate) final_url: &'a str,
     pub(crate) host: &'a str,
     pub(crate) fetched_at: &'a str,
+    pub(crate) http_status: Option<u16>,
+    pub(crate) content_type: Option<String>,
     pub(crate) warc_record_id: Option<String>,
     pub(crate) warc_file: Option<String>,
     pub(crate) warc_offset: Option<u64>,
@@ -901,6 +1000,7 @@ pub(crate) fn record_of(
     // (a translated page's untranslated template lines among them).
     let text = join_paragraphs(&kept);
     let lang = crate::extract::stoplist::document_language(&text);
+    let lang_code = lang.as_ref().map(|l| l.code.clone());
     Record {
         id: crate::model::record_id(source.final_url),
         url: source.url.to_string(),
@@ -908,11 +1008,15 @@ pub(crate) fn record_of(
         host: source.host.to_string(),
         title: ex.title,
         fetched_at: source.fetched_at.to_string(),
+        http_status: source.http_status,
+        content_type: source.content_type,
+        date: ex.metadata.date,
+        author: ex.metadata.author,
         language: ex.language,
         lang_score: lang.as_ref().map(|l| l.score),
         lang: lang.map(|l| l.code),
         extractor: ex.extractor.to_string(),
-        word_count: text.split_whitespace().count() as u64,
+        word_count: crate::write::tokenize::word_count(&text, lang_code.as_deref()),
         text,
         paragraphs: kept,
         page_type: class.map(|c| c.page_type),

@@ -546,7 +546,9 @@ impl<F: Fetch> Dispatcher<F> {
         if (200..300).contains(&page.status) {
             let host = h.host.clone();
             self.dispatched += 1;
-            self.overflow.push_back(WorkItem::Page { host, ticket, entry, page: Box::new(page), mode, exchanges });
+            let delay_ms = h.politeness.last_delay().as_millis() as u64;
+            let page = Box::new(page);
+            self.overflow.push_back(WorkItem::Page { host, ticket, entry, page, mode, exchanges, delay_ms });
             self.push_overflow();
         } else {
             let fetched_at = humantime::format_rfc3339_seconds(page.fetched_at).to_string();
@@ -554,6 +556,10 @@ impl<F: Fetch> Dispatcher<F> {
                 final_url: page.final_url,
                 status: page.status,
                 fetched_at,
+                content_type: page.content_type,
+                body_bytes: page.body.len() as u64,
+                response_ms: page.response_time.as_millis() as u64,
+                delay_ms: h.politeness.last_delay().as_millis() as u64,
                 work: None,
                 redirect: page.redirect,
                 validators: page.validators,
@@ -599,6 +605,13 @@ impl<F: Fetch> Dispatcher<F> {
                     if h.outstanding == 0 {
                         self.check_dry(idx);
                     }
+                }
+            }
+            Event::Pruned { host } => {
+                if let Some(&idx) = self.index.get(&host) {
+                    self.hosts[idx].dead = true;
+                    self.hosts[idx].window.clear();
+                    self.check_dry(idx);
                 }
             }
             Event::Finished(_) => {}

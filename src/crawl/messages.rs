@@ -49,6 +49,8 @@ pub enum Discard {
     /// A sitemap or feed answered with a non-2xx status (a guessed `/sitemap.xml` that is
     /// not there, a feed gone).
     SourceUnavailable(UrlKind),
+    /// The record's language is not one of `[crawl] languages`.
+    WrongLanguage,
 }
 
 impl Discard {
@@ -71,6 +73,7 @@ impl Discard {
             Discard::NotModified => "not_modified".into(),
             Discard::SourceUnavailable(UrlKind::Feed) => "feed_unavailable".into(),
             Discard::SourceUnavailable(_) => "sitemap_unavailable".into(),
+            Discard::WrongLanguage => "wrong_language".into(),
         }
     }
 }
@@ -129,6 +132,14 @@ pub enum PageResult {
         status: u16,
         /// RFC 3339 fetch time.
         fetched_at: String,
+        /// The response's `Content-Type`.
+        content_type: Option<String>,
+        /// Bytes of the body as received (the host's yield is measured against them).
+        body_bytes: u64,
+        /// Time from the request to the last body byte, in milliseconds.
+        response_ms: u64,
+        /// The host's politeness delay after this response, in milliseconds.
+        delay_ms: u64,
         /// The worker's output, for 2xx.
         work: Option<PageWork>,
         /// A redirect to another host, not followed (see `FetchedPage::redirect`).
@@ -163,6 +174,10 @@ pub struct WaitingDone {
     pub final_url: String,
     /// RFC 3339 fetch time.
     pub fetched_at: String,
+    /// The final HTTP status.
+    pub status: u16,
+    /// The response's `Content-Type`.
+    pub content_type: Option<String>,
     /// Where its response is in the crawl's WARC files.
     pub warc: Option<WarcRef>,
     /// The extraction and page class.
@@ -187,6 +202,8 @@ pub enum WorkItem {
         mode: PageMode,
         /// The fetch's HTTP exchanges, passed on to the committer.
         exchanges: Vec<HttpExchange>,
+        /// The host's politeness delay after this response, in milliseconds.
+        delay_ms: u64,
     },
     /// Learn `host`'s model from its first `sample_size` waiting pages.
     Learn {
@@ -282,6 +299,11 @@ pub enum Event {
     /// A host's model stopped matching its pages: dispatch keeps the host's next pages for a
     /// fresh sample, from which the model is re-learned.
     Resample {
+        /// Host key.
+        host: String,
+    },
+    /// A host's yield fell below `[crawl] min_yield`: dispatch stops fetching from it.
+    Pruned {
         /// Host key.
         host: String,
     },

@@ -23,6 +23,7 @@ pub mod replay;
 pub mod robots;
 mod run;
 pub mod shutdown;
+pub mod snapshot;
 pub mod sources;
 pub mod stats;
 pub mod url;

@@ -12,6 +12,9 @@ pub struct Progress {
     fetched: ProgressBar,
     hosts: ProgressBar,
     corpus: ProgressBar,
+    /// When the run started and the pages fetched before it (the counters are cumulative).
+    started: std::time::Instant,
+    fetched_before: std::sync::OnceLock<u64>,
 }
 
 /// Host counts by learning phase.
@@ -43,14 +46,30 @@ impl Progress {
         let fetched = bar("fetch");
         let hosts = bar("hosts");
         let corpus = bar("corpus");
-        Progress { _multi: multi, fetched, hosts, corpus }
+        Progress {
+            _multi: multi,
+            fetched,
+            hosts,
+            corpus,
+            started: std::time::Instant::now(),
+            fetched_before: std::sync::OnceLock::new(),
+        }
     }
 
     /// Refresh all bars.
     pub fn update(&self, c: &Counters, queued: usize, in_flight: usize, hosts: HostCounts) {
+        let elapsed = self.started.elapsed();
+        let this_run = c.fetched.saturating_sub(*self.fetched_before.get_or_init(|| c.fetched));
+        let rate = this_run as f64 / elapsed.as_secs_f64().max(1e-3);
         self.fetched.set_message(format!(
-            "{} pages fetched, {} failed, {} robots-disallowed · {} queued · {} in flight",
-            c.fetched, c.failed, c.robots_disallowed, queued, in_flight
+            "{} pages fetched ({rate:.1}/s this run, {}), {} failed, {} robots-disallowed · {} hosts with queued URLs \
+             · {} in flight",
+            c.fetched,
+            humantime::format_duration(Duration::from_secs(elapsed.as_secs())),
+            c.failed,
+            c.robots_disallowed,
+            queued,
+            in_flight
         ));
         self.hosts.set_message(format!(
             "{} sampling · {} learned · {} jusText-only · {} given up",

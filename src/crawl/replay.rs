@@ -188,7 +188,7 @@ pub fn replay_warcs(
             if cfg.classify.drop_non_article && class.is_some_and(|c| c.page_type == PageType::Other) {
                 return skip("not_article");
             }
-            let outcome = match onion.filter_with(&mut scratch, &ex.paragraphs, &seen) {
+            let mut outcome = match onion.filter_with(&mut scratch, &ex.paragraphs, &seen) {
                 Ok(outcome) => outcome,
                 Err(e) => {
                     failed = Some(e.into());
@@ -199,7 +199,7 @@ pub fn replay_warcs(
             if outcome.kept.is_empty() {
                 return skip("all_duplicate");
             }
-            seen.insert_all(&outcome.new_hashes);
+            let new_hashes = std::mem::take(&mut outcome.new_hashes);
             let file = path.file_name().map(|n| n.to_string_lossy().into_owned());
             let fetched_at = page.date.clone().unwrap_or_default();
             let source = RecordSource {
@@ -207,11 +207,17 @@ pub fn replay_warcs(
                 final_url: &page.url,
                 host: &host,
                 fetched_at: &fetched_at,
+                http_status: Some(page.status),
+                content_type: page.content_type.clone(),
                 warc_record_id: Some(page.record_id.clone()),
                 warc_file: file,
                 warc_offset: None,
             };
             let record = record_of(source, ex, class, outcome.kept);
+            if !cfg.crawl.keeps_language(record.lang.as_deref()) {
+                return skip("wrong_language");
+            }
+            seen.insert_all(&new_hashes);
             buf.clear();
             if let Err(e) = format.render(&record, &mut buf) {
                 failed = Some(ReplayError::Write(std::io::Error::other(e)));

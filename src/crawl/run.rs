@@ -313,8 +313,9 @@ fn load_hosts(
             HostPhase::Learned => ModelState::Ready(state.model::<DomainModel>(&rec.host)?.map(Arc::new)),
             HostPhase::Fallback => ModelState::Ready(None),
         };
-        // A host given up in an earlier run is tried again: the server may be back.
-        dispatcher.add_host(&rec.host, seed, robots, model, false);
+        // A host given up in an earlier run is tried again: the server may be back. A host
+        // pruned for low yield is not.
+        dispatcher.add_host(&rec.host, seed, robots, model, rec.pruned);
     }
     Ok(())
 }

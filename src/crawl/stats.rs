@@ -2,8 +2,9 @@
 //! host, learning phase, queue sizes, corpus records, duplicates dropped, the share of pages
 //! the page classifier called articles — and, for one host, its learned model.
 
+use crate::crawl::snapshot::StatusSnapshot;
 use crate::domain::DomainModel;
-use crate::store::{CrawlState, StoreError};
+use crate::store::{Counters, CrawlState, HostRecord, StoreError};
 use std::fmt::Write;
 
 /// The report for the whole state, or for `host` with its model.
@@ -44,15 +45,31 @@ fn report_text(state: &CrawlState, host: Option<&str>) -> Result<String, StoreEr
         let _ = writeln!(out, "host {host}: phase {:?}, seed {}", rec.phase, rec.seed);
         let _ = writeln!(
             out,
-            "  fetched {} · sampled {} · written {} · queued {} · articles {} · discards {:?}{}",
+            "  fetched {} · sampled {} · written {} · queued {} · articles {}{}",
             rec.fetched,
             rec.sampled,
             rec.written,
             state.frontier_len(host)?,
             article_share(rec.articles, rec.others),
-            rec.discards,
-            if rec.dead { " · given up" } else { "" }
+            if rec.pruned {
+                " · pruned for low yield"
+            } else if rec.dead {
+                " · given up"
+            } else {
+                ""
+            }
         );
+        let _ = writeln!(
+            out,
+            "  words {} · downloaded {} bytes · text {} bytes · yield {} · mean response {} · delay {:.1} s",
+            rec.words,
+            rec.body_bytes,
+            rec.text_bytes,
+            rec.yield_rate().map_or("-".into(), |y| format!("{y:.3}")),
+            rec.response_ms.checked_div(rec.fetched).map_or("-".into(), |ms| format!("{ms} ms")),
+            rec.delay_ms as f64 / 1000.0
+        );
+        let _ = writeln!(out, "  pages without a record: {}", discard_list(&rec.discards));
         match state.model::<DomainModel>(host)? {
             Some(model) => {
                 let used = rec.model_matched + rec.model_unmatched + rec.model_rejected;
@@ -93,39 +110,130 @@ fn report_text(state: &CrawlState, host: Option<&str>) -> Result<String, StoreEr
     }
     let c = state.counters()?;
     let hosts = state.hosts()?;
-    let _ = writeln!(out, "hosts: {}", hosts.len());
-    let _ = writeln!(
-        out,
-        "{:<32} {:>9} {:>8} {:>8} {:>8} {:>8} {:>8}  model",
-        "host", "phase", "fetched", "sampled", "written", "queued", "articles"
-    );
+    let mut queued = Vec::with_capacity(hosts.len());
+    let mut models = Vec::with_capacity(hosts.len());
     for h in &hosts {
-        let model = match state.model::<DomainModel>(&h.host)? {
+        queued.push(Some(state.frontier_len(&h.host)?));
+        models.push(match state.model::<DomainModel>(&h.host)? {
             Some(m) if m.goldminer.is_some() => format!("goldminer+{} static keys", m.stadynot.keys.len()),
             Some(m) => format!("{} static keys, no goldminer pattern", m.stadynot.keys.len()),
             None => "-".into(),
-        };
+        });
+    }
+    out.push_str(&overview(&c, &hosts, &queued, &models, Some(state.frontier_total()?)));
+    let _ = writeln!(out, "dedup n-grams stored: {}", state.hash_log_len()? / 8);
+    let _ = writeln!(out, "corpus bytes committed: {}", state.corpus_offset()?);
+    Ok(out)
+}
+
+/// The report of a running crawl from its [`StatusSnapshot`] (the store is locked by it).
+pub fn report_snapshot(snap: &StatusSnapshot) -> String {
+    let mut out = String::new();
+    let state = if snap.running { "running" } else { "finished" };
+    let _ = writeln!(
+        out,
+        "crawl {state} (pid {}): status snapshot written at {}; this run started {}: {} pages fetched, {} records \
+         written",
+        snap.pid, snap.written_at, snap.run_started_at, snap.run_fetched, snap.run_records
+    );
+    let queued = vec![None; snap.hosts.len()];
+    let models: Vec<String> = snap.hosts.iter().map(|h| format!("{:?}", h.phase).to_lowercase()).collect();
+    out.push_str(&overview(&snap.counters, &snap.hosts, &queued, &models, snap.queued));
+    out
+}
+
+/// The JSON of [`report_json`] from a running crawl's snapshot: the same keys (`warc` null),
+/// plus `snapshot` with its time, pid and this run's figures.
+pub fn snapshot_json(snap: &StatusSnapshot, host: Option<&str>) -> serde_json::Value {
+    let hosts: Vec<&HostRecord> = snap.hosts.iter().filter(|h| host.is_none_or(|x| h.host == x)).collect();
+    serde_json::json!({
+        "counters": snap.counters,
+        "queued": snap.queued,
+        "warc": null,
+        "hosts": hosts,
+        "snapshot": {
+            "written_at": snap.written_at,
+            "pid": snap.pid,
+            "running": snap.running,
+            "run_started_at": snap.run_started_at,
+            "run_fetched": snap.run_fetched,
+            "run_records": snap.run_records,
+        },
+    })
+}
+
+/// The host table and the crawl-wide lines. `queued[i]` and `models[i]` belong to `hosts[i]`.
+fn overview(
+    c: &Counters,
+    hosts: &[HostRecord],
+    queued: &[Option<usize>],
+    models: &[String],
+    total: Option<usize>,
+) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "hosts: {}", hosts.len());
+    let _ = writeln!(
+        out,
+        "{:<32} {:>9} {:>8} {:>8} {:>8} {:>9} {:>9} {:>7} {:>6} {:>6} {:>7} {:>7} {:>8}  model",
+        "host",
+        "phase",
+        "fetched",
+        "written",
+        "queued",
+        "words",
+        "MB down",
+        "yield",
+        "404s",
+        "robots",
+        "resp ms",
+        "delay s",
+        "articles"
+    );
+    let dash = |v: Option<String>| v.unwrap_or_else(|| "-".into());
+    for ((h, q), model) in hosts.iter().zip(queued).zip(models) {
         let _ = writeln!(
             out,
-            "{:<32} {:>9} {:>8} {:>8} {:>8} {:>8} {:>8}  {}{}",
+            "{:<32} {:>9} {:>8} {:>8} {:>8} {:>9} {:>9.2} {:>7} {:>6} {:>6} {:>7} {:>7.1} {:>8}  {}{}",
             h.host,
             format!("{:?}", h.phase).to_lowercase(),
             h.fetched,
-            h.sampled,
             h.written,
-            state.frontier_len(&h.host)?,
+            dash(q.map(|q| q.to_string())),
+            h.words,
+            h.body_bytes as f64 / 1e6,
+            dash(h.yield_rate().map(|y| format!("{y:.3}"))),
+            h.discards.get("http_404").copied().unwrap_or(0),
+            h.discards.get("robots_disallowed").copied().unwrap_or(0),
+            dash(h.response_ms.checked_div(h.fetched).map(|ms| ms.to_string())),
+            h.delay_ms as f64 / 1000.0,
             article_share(h.articles, h.others),
             model,
-            if h.dead { " (given up)" } else { "" }
+            if h.pruned {
+                " (pruned: low yield)"
+            } else if h.dead {
+                " (given up)"
+            } else {
+                ""
+            }
         );
     }
-    let _ = writeln!(out, "queued URLs: {}", state.frontier_total()?);
+    let _ = writeln!(out, "queued URLs: {}", dash(total.map(|t| t.to_string())));
     let _ = writeln!(
         out,
         "pages fetched: {} · failed: {} · robots-disallowed: {}",
         c.fetched, c.failed, c.robots_disallowed
     );
-    let _ = writeln!(out, "corpus records: {} · paragraphs: {}", c.records, c.paragraphs);
+    let words: u64 = hosts.iter().map(|h| h.words).sum();
+    let down: u64 = hosts.iter().map(|h| h.body_bytes).sum();
+    let text: u64 = hosts.iter().map(|h| h.text_bytes).sum();
+    let _ = writeln!(
+        out,
+        "corpus records: {} · paragraphs: {} · words: {} · yield: {} text bytes per downloaded byte",
+        c.records,
+        c.paragraphs,
+        words,
+        if down > 0 { format!("{:.3}", text as f64 / down as f64) } else { "-".into() }
+    );
     let _ = writeln!(
         out,
         "pages classified (with main text): {} articles, {} other ({} articles)",
@@ -139,6 +247,9 @@ fn report_text(state: &CrawlState, host: Option<&str>) -> Result<String, StoreEr
         "sitemaps read: {} · feeds read: {} · page URLs they listed: {}",
         c.sitemaps, c.feeds, c.source_urls
     );
+    if c.hosts_pruned > 0 {
+        let _ = writeln!(out, "hosts pruned for low yield: {}", c.hosts_pruned);
+    }
     let _ = writeln!(out, "pages extracted without their host's model (model_rejected): {}", c.model_rejected);
     let _ = writeln!(
         out,
@@ -155,10 +266,18 @@ fn report_text(state: &CrawlState, host: Option<&str>) -> Result<String, StoreEr
             let _ = writeln!(out, "  {:>3.0}%  {}", 100.0 * share, crate::crawl::url::for_log(url));
         }
     }
-    let _ = writeln!(out, "dedup n-grams stored: {}", state.hash_log_len()? / 8);
-    let _ = writeln!(out, "corpus bytes committed: {}", state.corpus_offset()?);
-    let _ = writeln!(out, "discards by reason: {:?}", c.discards);
-    Ok(out)
+    let _ = writeln!(out, "pages without a record, by reason: {}", discard_list(&c.discards));
+    out
+}
+
+/// `http_404 882 · no_main_text 12`, largest first; `none` when empty.
+pub fn discard_list(discards: &std::collections::BTreeMap<String, u64>) -> String {
+    if discards.is_empty() {
+        return "none".into();
+    }
+    let mut list: Vec<(&String, &u64)> = discards.iter().collect();
+    list.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    list.iter().map(|(k, n)| format!("{k} {n}")).collect::<Vec<_>>().join(" · ")
 }
 
 /// `87%` (articles among the classified pages), `-` before any.

@@ -82,7 +82,7 @@ pub fn spawn_workers(
 /// Do one item; drain jobs send all but their last message through `commit` themselves.
 fn work(ctx: &WorkerContext, item: WorkItem, commit: &Sender<CommitMsg>) -> CommitMsg {
     match item {
-        WorkItem::Page { host, ticket, entry, page, mode, exchanges } => {
+        WorkItem::Page { host, ticket, entry, page, mode, exchanges, delay_ms } => {
             let work = catch_unwind(AssertUnwindSafe(|| match entry.kind {
                 UrlKind::Page => {
                     page_work(ctx, &page.body, page.content_type.as_deref(), &page.final_url, mode, entry.depth == 0)
@@ -97,6 +97,10 @@ fn work(ctx: &WorkerContext, item: WorkItem, commit: &Sender<CommitMsg>) -> Comm
                 final_url: page.final_url.clone(),
                 status: page.status,
                 fetched_at: humantime::format_rfc3339_seconds(page.fetched_at).to_string(),
+                content_type: page.content_type.clone(),
+                body_bytes: page.body.len() as u64,
+                response_ms: page.response_time.as_millis() as u64,
+                delay_ms,
                 work: Some(work),
                 redirect: None,
                 validators: page.validators.clone(),
@@ -243,6 +247,8 @@ fn waiting_done(
         url: s.url,
         final_url: s.final_url,
         fetched_at: s.fetched_at,
+        status: s.status,
+        content_type: s.content_type,
         warc: s.warc,
         extraction,
         class,

@@ -127,7 +127,7 @@ pub fn dedup_corpora(
             }
         };
         match format {
-            CorpusFormat::Jsonl => run.jsonl(input, reader, &mut writer, &mut count)?,
+            CorpusFormat::Jsonl | CorpusFormat::Dolma => run.jsonl(input, reader, &mut writer, &mut count)?,
             CorpusFormat::Vert => run.blocks(input, reader, &mut writer, &mut count, vert_paragraphs)?,
             CorpusFormat::Text => run.blocks(input, reader, &mut writer, &mut count, text_paragraphs)?,
         }
@@ -262,21 +262,27 @@ fn vert_paragraphs(doc: &[String]) -> Option<Spans> {
     }
     let mut spans = Vec::new();
     let mut open: Option<(usize, String)> = None;
+    // `<g/>` (glue) joins the next token to the previous one without a space.
+    let mut glue = false;
     for (i, line) in doc.iter().enumerate() {
         let t = line.trim();
-        if t == "<p" || t.starts_with("<p ") || t.starts_with("<p>") {
+        if t == "<p" || t.starts_with("<p ") || t.starts_with("<p>") || t == "<head>" || t.starts_with("<head ") {
             open = Some((i, String::new()));
-        } else if t == "</p>" {
+            glue = false;
+        } else if t == "</p>" || t == "</head>" {
             if let Some((start, text)) = open.take() {
                 spans.push((start..i + 1, text));
             }
+        } else if t == "<g/>" {
+            glue = true;
         } else if let Some((_, text)) = open.as_mut() {
             if !t.starts_with('<') || t.starts_with("<\t") {
                 let token = t.split('\t').next().unwrap_or("");
-                if !text.is_empty() {
+                if !text.is_empty() && !glue {
                     text.push(' ');
                 }
                 text.push_str(&unescape(token));
+                glue = false;
             }
         }
     }
@@ -314,6 +320,10 @@ mod tests {
             host: "x.org".into(),
             title: None,
             fetched_at: "2026-01-01T00:00:00Z".into(),
+            http_status: None,
+            content_type: None,
+            date: None,
+            author: None,
             language: Some("English".into()),
             lang: Some("en".into()),
             lang_score: Some(1.0),
@@ -362,7 +372,7 @@ mod tests {
 
     fn ext(f: CorpusFormat) -> &'static str {
         match f {
-            CorpusFormat::Jsonl => "jsonl",
+            CorpusFormat::Jsonl | CorpusFormat::Dolma => "jsonl",
             CorpusFormat::Vert => "vert",
             CorpusFormat::Text => "txt",
         }

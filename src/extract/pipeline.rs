@@ -13,7 +13,7 @@ use crate::extract::content_root;
 use crate::extract::goldminer::{self, GoldMiner};
 use crate::extract::justext::{JusText, JusTextParams};
 use crate::extract::stadynot::{self, StaDyNoT, StaDyNoTParams};
-use crate::extract::stoplist::{language_sample, stoplist_for};
+use crate::extract::stoplist::{dominant_language, language_sample, page_stoplist, stoplist_for, Stoplist};
 use crate::extract::tree_filter::TreeFilterParams;
 use crate::extract::{ExtractContext, ExtractError, Extractor, ExtractorKind};
 use crate::html::{segment, Document};
@@ -22,7 +22,8 @@ use crate::model::{Block, Label, Paragraph};
 /// What every extractor needs besides the page: language and thresholds.
 #[derive(Debug, Clone, Default)]
 pub struct ExtractSettings {
-    /// Stoplist language (e.g. "English"); `None` = detect per page (or use the model's).
+    /// Stoplist language (e.g. "English"); `None` = detect per page (the model's language is the
+    /// fallback when detection is not reliable, [`page_stoplist`]).
     pub language: Option<String>,
     /// jusText thresholds.
     pub justext: JusTextParams,
@@ -58,6 +59,8 @@ impl ExtractSettings {
 pub struct PageExtraction {
     /// `<title>` text.
     pub title: Option<String>,
+    /// Publication date and author as the page states them ([`crate::html::meta`]).
+    pub metadata: crate::html::meta::PageMetadata,
     /// Stoplist language used, if any.
     pub language: Option<String>,
     /// The extractor's registry name.
@@ -193,9 +196,53 @@ pub fn extract_document(
     model: Option<&DomainModel>,
     settings: &ExtractSettings,
 ) -> Result<PageExtraction, ExtractError> {
-    let language = settings.language.as_deref().or(model.and_then(|m| m.language.as_deref()));
-    let stoplist = stoplist_for(language, &language_sample(blocks));
-    let ctx = ExtractContext { stoplist: &stoplist, justext: &settings.justext, model };
+    let host_prior = model.and_then(|m| m.language.as_deref());
+    let mut stoplist = page_stoplist(settings.language.as_deref(), host_prior, &language_sample(blocks));
+    let mut labelled = label_blocks(doc, blocks, kind, model, settings, &stoplist)?;
+    // The main text's own language decides: when it is reliably another than the stoplist's
+    // (a Russian article under an English menu, a Japanese page whose sample held English
+    // navigation), the page is labelled again once with the stoplist of that language.
+    if settings.language.as_deref().is_none_or(|l| l.trim().is_empty() || l.eq_ignore_ascii_case("auto")) {
+        let kept = blocks.iter().zip(&labelled.0).filter(|(_, l)| l.is_good()).map(|(b, _)| b.text.as_str());
+        if let Some(language) = dominant_language(kept).filter(|l| *l != stoplist.language.as_deref()) {
+            stoplist = stoplist_for(Some(language.unwrap_or("none")), "");
+            labelled = label_blocks(doc, blocks, kind, model, settings, &stoplist)?;
+        }
+    }
+    let (labels, model_use, model_share) = labelled;
+    if labels.len() != blocks.len() {
+        return Err(ExtractError::LabelCount { extractor: kind.name(), labels: labels.len(), blocks: blocks.len() });
+    }
+    let paragraphs = blocks
+        .iter()
+        .zip(&labels)
+        .filter(|(_, l)| l.is_good())
+        .map(|(b, _)| Paragraph { kind: b.kind, text: b.text.clone() })
+        .collect();
+    Ok(PageExtraction {
+        title: doc.title.clone(),
+        metadata: doc.metadata.clone(),
+        language: stoplist.language.clone(),
+        extractor: kind.name(),
+        paragraphs,
+        blocks: blocks.len(),
+        model_use,
+        model_generation: model.map(|m| m.generation),
+        model_share,
+    })
+}
+
+/// The labels of `blocks` by extractor `kind` with `stoplist`, how the model took part, and
+/// the model's word share ([`PageExtraction::model_share`]).
+fn label_blocks(
+    doc: &Document,
+    blocks: &[Block],
+    kind: ExtractorKind,
+    model: Option<&DomainModel>,
+    settings: &ExtractSettings,
+    stoplist: &Stoplist,
+) -> Result<(Vec<Label>, ModelUse, Option<f64>), ExtractError> {
+    let ctx = ExtractContext { stoplist, justext: &settings.justext, model };
     let mut model_use = if model.is_some() { ModelUse::Applied } else { ModelUse::None };
     let mut model_share = None;
     let labels = match kind {
@@ -221,25 +268,7 @@ pub fn extract_document(
             .classify(doc, blocks, &ctx)?,
         ExtractorKind::Boilernet => crate::boilernet::extractor::labels(&settings.boilernet, doc, blocks, &ctx)?,
     };
-    if labels.len() != blocks.len() {
-        return Err(ExtractError::LabelCount { extractor: kind.name(), labels: labels.len(), blocks: blocks.len() });
-    }
-    let paragraphs = blocks
-        .iter()
-        .zip(&labels)
-        .filter(|(_, l)| l.is_good())
-        .map(|(b, _)| Paragraph { kind: b.kind, text: b.text.clone() })
-        .collect();
-    Ok(PageExtraction {
-        title: doc.title.clone(),
-        language: stoplist.language.clone(),
-        extractor: kind.name(),
-        paragraphs,
-        blocks: blocks.len(),
-        model_use,
-        model_generation: model.map(|m| m.generation),
-        model_share,
-    })
+    Ok((labels, model_use, model_share))
 }
 
 /// The default pipeline's answer for one page ([`default_labels`]).

@@ -276,6 +276,42 @@ pub fn detect_language(text: &str) -> Option<&'static str> {
     STOPLISTS.iter().find(|e| e.iso3 == code).map(|e| e.name)
 }
 
+/// The stoplist for the language of `text` when `whatlang` detects it reliably: `Some(Some(name))`
+/// for a language with a stoplist, `Some(None)` for one without (Japanese, Chinese: jusText's
+/// language-independent mode), `None` when detection is not reliable.
+pub fn reliable_language(text: &str) -> Option<Option<&'static str>> {
+    let mut end = text.len().min(DETECT_SAMPLE_BYTES);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let info = whatlang::detect(&text[..end]).filter(whatlang::Info::is_reliable)?;
+    let code = info.lang().code();
+    Some(STOPLISTS.iter().find(|e| e.iso3 == code).map(|e| e.name))
+}
+
+/// The language of most of `blocks`' text: each block of running text (40 bytes or more)
+/// whose language `whatlang` detects reliably votes with its length, up to 16 KiB of text.
+/// A translated page keeps untranslated template lines and English code; a vote by blocks
+/// lets its sentences decide. `Some(None)` for a language without a stoplist, `None` when no
+/// block is reliable.
+pub fn dominant_language<'a>(blocks: impl Iterator<Item = &'a str>) -> Option<Option<&'static str>> {
+    let mut votes: Vec<(Option<&'static str>, usize)> = Vec::new();
+    let mut read = 0;
+    for text in blocks.filter(|t| t.len() >= SAMPLE_BLOCK_MIN_BYTES) {
+        if read >= DETECT_SAMPLE_BYTES {
+            break;
+        }
+        read += text.len();
+        if let Some(language) = reliable_language(text) {
+            match votes.iter_mut().find(|(l, _)| *l == language) {
+                Some((_, n)) => *n += text.len(),
+                None => votes.push((language, text.len())),
+            }
+        }
+    }
+    votes.into_iter().max_by_key(|(_, n)| *n).map(|(l, _)| l)
+}
+
 /// Bytes of a record's text that its language is detected from.
 const DOCUMENT_SAMPLE_BYTES: usize = 2 * 1024;
 
@@ -355,9 +391,42 @@ pub fn stoplist_for(language: Option<&str>, sample_text: &str) -> Arc<Stoplist> 
     }
 }
 
+/// The stoplist for one page of a host. A fixed `language` (a stoplist name or code, or
+/// `"none"`) wins; otherwise the page's own language, detected from `sample_text`
+/// ([`detect_language`]), and only when that detection is not reliable the host's language
+/// `host_prior` (the stoplist its model was learned with). A host is not one language: wikis
+/// and blogs mix translations, and an English site carries pages in other scripts.
+pub fn page_stoplist(language: Option<&str>, host_prior: Option<&str>, sample_text: &str) -> Arc<Stoplist> {
+    match language {
+        Some(l) if !means_detect(l) => stoplist_for(Some(l), sample_text),
+        _ => match reliable_language(sample_text) {
+            Some(Some(name)) => stoplist_for(Some(name), ""),
+            // A language jusText has no list for: its language-independent mode.
+            Some(None) => empty_shared(),
+            None => stoplist_for(Some(host_prior.unwrap_or("none")), ""),
+        },
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn page_language_wins_over_the_host_prior() {
+        let russian = "Это руководство описывает, как настроить оконный менеджер и как писать \
+                       собственные виджеты для панели задач на языке Lua.";
+        assert_eq!(page_stoplist(None, Some("English"), russian).language.as_deref(), Some("Russian"));
+        assert_eq!(page_stoplist(Some("auto"), Some("English"), russian).language.as_deref(), Some("Russian"));
+        // Too little text to tell: the host's language.
+        assert_eq!(page_stoplist(None, Some("English"), "OK").language.as_deref(), Some("English"));
+        assert_eq!(page_stoplist(None, None, "OK").language, None);
+        let japanese = "今日は京都の古い寺を訪ねました。庭園がとても美しかったです。また来年も来たいと思います。";
+        assert_eq!(page_stoplist(None, Some("English"), japanese).language, None, "no Japanese stoplist");
+        // A fixed language is never overridden.
+        assert_eq!(page_stoplist(Some("German"), Some("English"), russian).language.as_deref(), Some("German"));
+        assert_eq!(page_stoplist(Some("none"), Some("English"), russian).language, None);
+    }
 
     #[test]
     fn every_embedded_list_parses_and_is_nonempty() {

@@ -4,6 +4,7 @@
 pub mod decode;
 pub mod depth;
 pub mod links;
+pub mod meta;
 pub mod prune;
 pub mod segment;
 pub mod sniff;
@@ -28,6 +29,8 @@ pub struct Document {
     /// True when the page's text is in `<noscript>` and it was parsed with scripting off (see
     /// [`Document::parse`]): segmentation then reads `<noscript>` content.
     pub noscript_content: bool,
+    /// Publication date and author as the page states them ([`meta::page_metadata`]).
+    pub metadata: meta::PageMetadata,
 }
 
 /// A page with fewer visible characters than this (or than its `<noscript>` text) outside
@@ -50,6 +53,7 @@ impl Document {
     /// (WHATWG HTML §13.2.4, "scripting flag"), where `<noscript>` content is markup, and that
     /// tree is kept when its `<noscript>` elements add text ([`Document::noscript_content`]).
     pub fn parse(text: &str) -> Document {
+        let raw = text;
         let prune::Pruned { text, noscript_chars } = prune::prune(text);
         let text = match depth::flatten_deep(&text, depth::MAX_DEPTH) {
             std::borrow::Cow::Borrowed(_) => text,
@@ -72,7 +76,8 @@ impl Document {
             .next()
             .map(|t| collapse_whitespace(&t.text().collect::<String>()))
             .filter(|t| !t.is_empty());
-        Document { html, title, noscript_content }
+        let metadata = meta::page_metadata(raw, &html);
+        Document { html, title, noscript_content, metadata }
     }
 
     /// True when segmentation leaves out the subtree of an element named `name`: the

@@ -451,7 +451,12 @@ mod tests {
             let mut checked = 0;
             for page in pages {
                 let html = set.read_html(page).expect("page reads");
-                let raw = Document { html: scraper::Html::parse_document(&html), title: None, noscript_content: false };
+                let raw = Document {
+                    html: scraper::Html::parse_document(&html),
+                    title: None,
+                    noscript_content: false,
+                    metadata: Default::default(),
+                };
                 assert_eq!(texts(&Document::parse(&html)), texts(&raw), "{name} {}", page.id);
                 assert_eq!(prune(&html).noscript_chars, noscript_text_chars(&html), "{name} {}", page.id);
                 checked += 1;

@@ -157,9 +157,36 @@ pub struct HostRecord {
     /// The missed share of the model's first full window (`None` before it).
     #[serde(default)]
     pub baseline_missed_share: Option<f64>,
+    /// Bytes of response bodies received from the host (pages, sitemaps and feeds; error
+    /// pages included), as sent on the wire after transfer decoding.
+    #[serde(default)]
+    pub body_bytes: u64,
+    /// Bytes (UTF-8) of the text of the records written for the host: its "good" text.
+    #[serde(default)]
+    pub text_bytes: u64,
+    /// Words of those records.
+    #[serde(default)]
+    pub words: u64,
+    /// Sum of the response times of the host's answered requests, in milliseconds (the mean is
+    /// this over `fetched`).
+    #[serde(default)]
+    pub response_ms: u64,
+    /// The host's politeness delay after its last response, in milliseconds.
+    #[serde(default)]
+    pub delay_ms: u64,
+    /// True when the host was pruned for low yield (`[crawl] min_yield`): nothing more is
+    /// fetched from it, in this run or a resumed one.
+    #[serde(default)]
+    pub pruned: bool,
 }
 
 impl HostRecord {
+    /// SpiderLing's yield rate (Suchomel & Pomikálek 2012, §2): bytes of text written over
+    /// bytes downloaded; `None` before any byte was downloaded.
+    pub fn yield_rate(&self) -> Option<f64> {
+        (self.body_bytes > 0).then(|| self.text_bytes as f64 / self.body_bytes as f64)
+    }
+
     /// Share of the host's classified pages that are articles; `None` before any.
     pub fn article_share(&self) -> Option<f64> {
         let n = self.articles + self.others;
@@ -179,11 +206,21 @@ pub struct SampledPage {
     pub final_url: String,
     /// RFC 3339 fetch time.
     pub fetched_at: String,
+    /// The final HTTP status (200 in pages stored before it was kept).
+    #[serde(default = "ok_status")]
+    pub status: u16,
+    /// The response's `Content-Type`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content_type: Option<String>,
     /// Decoded HTML text.
     pub html: String,
     /// Where its response is in the crawl's WARC files (none without WARC output).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub warc: Option<crate::write::warc::WarcRef>,
+}
+
+fn ok_status() -> u16 {
+    200
 }
 
 /// Crawl-wide counters, committed with every page batch.
@@ -213,6 +250,9 @@ pub struct Counters {
     /// them.
     #[serde(default)]
     pub model_rejected: u64,
+    /// Hosts pruned for low yield (`[crawl] min_yield`).
+    #[serde(default)]
+    pub hosts_pruned: u64,
     /// Pages whose learned extraction kept less than half of the unlearned default's words
     /// ([`HostRecord::model_halved`], summed).
     #[serde(default)]
@@ -733,6 +773,8 @@ mod tests {
             url: format!("http://a.org/{seq}"),
             final_url: format!("http://a.org/{seq}"),
             fetched_at: "2026-11-24T00:00:00Z".into(),
+            status: 200,
+            content_type: Some("text/html".into()),
             html: html.into(),
         };
         let files = || std::fs::read_dir(dir.path().join("waiting")).unwrap().count();

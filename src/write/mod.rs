@@ -9,8 +9,11 @@
 //! file to it, discarding records written after the last committed batch (their URLs are
 //! crawled again), so no record is lost and none is written twice.
 
+pub mod dolma;
+pub mod export;
 pub mod jsonl;
 pub mod text;
+pub mod tokenize;
 pub mod vert;
 pub mod warc;
 
@@ -81,11 +84,14 @@ pub enum CorpusFormat {
     /// ([`text`]). Also accepted as `"txt"`.
     #[serde(alias = "txt")]
     Text,
+    /// Dolma's document schema, one JSON object per line ([`dolma`]).
+    Dolma,
 }
 
 impl CorpusFormat {
     /// All formats, for help texts.
-    pub const ALL: [CorpusFormat; 3] = [CorpusFormat::Jsonl, CorpusFormat::Vert, CorpusFormat::Text];
+    pub const ALL: [CorpusFormat; 4] =
+        [CorpusFormat::Jsonl, CorpusFormat::Vert, CorpusFormat::Text, CorpusFormat::Dolma];
 
     /// The name used in config and CLI.
     pub fn name(self) -> &'static str {
@@ -93,6 +99,7 @@ impl CorpusFormat {
             CorpusFormat::Jsonl => "jsonl",
             CorpusFormat::Vert => "vert",
             CorpusFormat::Text => "text",
+            CorpusFormat::Dolma => "dolma",
         }
     }
 
@@ -102,6 +109,7 @@ impl CorpusFormat {
             CorpusFormat::Jsonl => "corpus.jsonl",
             CorpusFormat::Vert => "corpus.vert",
             CorpusFormat::Text => "corpus.txt",
+            CorpusFormat::Dolma => "corpus.dolma.jsonl",
         }
     }
 
@@ -117,6 +125,7 @@ impl CorpusFormat {
                 text::render(r, out);
                 Ok(())
             }
+            CorpusFormat::Dolma => dolma::render(r, out),
         }
     }
 }
@@ -129,7 +138,7 @@ impl fmt::Display for CorpusFormat {
 
 /// An unknown format name.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown corpus format {0:?} (expected jsonl, vert or text)")]
+#[error("unknown corpus format {0:?} (expected jsonl, vert, text or dolma)")]
 pub struct ParseFormatError(pub String);
 
 impl FromStr for CorpusFormat {
@@ -141,6 +150,7 @@ impl FromStr for CorpusFormat {
             "jsonl" => Ok(CorpusFormat::Jsonl),
             "vert" | "vertical" => Ok(CorpusFormat::Vert),
             "text" | "txt" => Ok(CorpusFormat::Text),
+            "dolma" => Ok(CorpusFormat::Dolma),
             _ => Err(ParseFormatError(s.to_string())),
         }
     }
@@ -298,6 +308,10 @@ pub(crate) mod tests {
             host: "example.org".into(),
             title: Some(format!("A \"quoted\" <title> {n}")),
             fetched_at: "2024-05-01T12:00:00Z".into(),
+            http_status: None,
+            content_type: None,
+            date: None,
+            author: None,
             language: Some("English".into()),
             lang: Some("en".into()),
             lang_score: Some(1.0),

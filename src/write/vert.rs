@@ -2,15 +2,20 @@
 //! on their own lines, one token per line. Written by [`super::FileWriter`] via [`render`].
 //!
 //! ```text
-//! <doc id="5f0c…" url="https://x.org/a?b=1&amp;c=2" final_url="…" host="x.org" title="A &quot;title&quot;" fetched_at="2024-05-01T12:00:00Z" language="English" extractor="justext" page_type="article" page_type_prob="0.973">
-//! <p type="heading">
+//! <doc id="5f0c…" url="https://x.org/a?b=1&amp;c=2" final_url="…" host="x.org" title="A &quot;title&quot;" fetched_at="2024-05-01T12:00:00Z" http_status="200" lang="en" lang_score="0.990" word_count="120" extractor="default" page_type="article" page_type_prob="0.973">
+//! <head>
+//! <s>
 //! Title
-//! </p>
+//! </s>
+//! </head>
 //! <p>
+//! <s>
 //! Fish
 //! &amp;
 //! chips
+//! <g/>
 //! ,
+//! </s>
 //! </p>
 //! <p type="list_item">
 //! …
@@ -18,71 +23,77 @@
 //! </doc>
 //! ```
 //!
-//! - Every paragraph is a `<p>` structure, so tools that work on `p` (Onion's paragraph
-//!   dedup, Sketch Engine's paragraph context) see all of them; headings carry
-//!   `type="heading"`, list items `type="list_item"` (the serde names of
-//!   [`ParagraphKind`]), plain paragraphs no attribute.
-//! - `<doc>` attributes: id, url, final_url, host, title, fetched_at, language, lang, extractor,
-//!   page_type (`article`/`other`), page_type_prob (3 decimals), warc_record_id; an absent
-//!   id, title, language, page type or WARC record is left out. Whitespace in values is collapsed to one space.
-//! - Tokens ([`tokens`]): whitespace-separated words with leading and trailing punctuation
-//!   split off (punctuation = neither letter, digit nor combining mark) — each run of one repeated punctuation character is its own token (`"(`→ `"`,
-//!   `(`; `...` stays one token); a token without any letter or digit stays whole; inner
-//!   punctuation stays (`don't`, `3.5`, `e-mail`).
+//! - Paragraphs are `<p>` structures (list items with `type="list_item"`), headings `<head>`
+//!   (the TEI and BNC element that Sketch Engine corpora use for headings); inside them every
+//!   sentence is an `<s>` (UAX #29 sentence boundaries).
+//! - Tokens ([`super::tokenize`]): UAX #29 words and punctuation, Chinese (`lang` `zh`, jieba)
+//!   and Japanese (`ja`, TinySegmenter) cut into words; `<g/>` (glue) stands between two tokens
+//!   that no whitespace separated in the text, so the text can be rebuilt.
+//! - `<doc>` attributes, in this order, each left out when the record has no value: id, url,
+//!   final_url, host, title, fetched_at, http_status, content_type, date, author, language
+//!   (jusText's stoplist), lang, lang_score (3 decimals), word_count, extractor, page_type
+//!   (`article`/`other`), page_type_prob (3 decimals), warc_record_id, warc_file, warc_offset.
+//!   Whitespace in values is collapsed to one space.
 //! - XML escaping: `&`, `<`, `>` in tokens and attribute values, `"` in attribute values;
-//!   characters not allowed in XML 1.0 (C0 controls other than tab, U+FFFE, U+FFFF) are
-//!   dropped.
+//!   control characters and U+FFFE, U+FFFF are dropped.
 //! - Paragraphs without tokens are left out. Each document ends with `</doc>\n`.
 
-use crate::dedup::shingle::is_word_char;
 use crate::model::{ParagraphKind, Record};
+use crate::write::tokenize::sentences;
 
 /// Append `r` in the vertical format to `out`.
 pub fn render(r: &Record, out: &mut Vec<u8>) {
-    let mut s = String::with_capacity(r.text.len() * 2 + 256);
+    let mut s = String::with_capacity(r.text.len() * 3 + 256);
     s.push_str("<doc");
-    if !r.id.is_empty() {
-        attr(&mut s, "id", &r.id);
-    }
+    let opt = |s: &mut String, name: &str, value: Option<&str>| {
+        if let Some(v) = value.filter(|v| !v.is_empty()) {
+            attr(s, name, v);
+        }
+    };
+    opt(&mut s, "id", Some(&r.id));
     attr(&mut s, "url", &r.url);
     attr(&mut s, "final_url", &r.final_url);
     attr(&mut s, "host", &r.host);
-    if let Some(title) = &r.title {
-        attr(&mut s, "title", title);
-    }
+    opt(&mut s, "title", r.title.as_deref());
     attr(&mut s, "fetched_at", &r.fetched_at);
-    if let Some(language) = &r.language {
-        attr(&mut s, "language", language);
-    }
-    if let Some(lang) = &r.lang {
-        attr(&mut s, "lang", lang);
-    }
+    opt(&mut s, "http_status", r.http_status.map(|h| h.to_string()).as_deref());
+    opt(&mut s, "content_type", r.content_type.as_deref());
+    opt(&mut s, "date", r.date.as_deref());
+    opt(&mut s, "author", r.author.as_deref());
+    opt(&mut s, "language", r.language.as_deref());
+    opt(&mut s, "lang", r.lang.as_deref());
+    opt(&mut s, "lang_score", r.lang_score.map(|p| format!("{p:.3}")).as_deref());
+    opt(&mut s, "word_count", Some(&r.word_count.to_string()));
     attr(&mut s, "extractor", &r.extractor);
-    if let Some(t) = r.page_type {
-        attr(&mut s, "page_type", t.name());
-    }
-    if let Some(p) = r.page_type_prob {
-        attr(&mut s, "page_type_prob", &format!("{p:.3}"));
-    }
-    if let Some(id) = &r.warc_record_id {
-        attr(&mut s, "warc_record_id", id);
-    }
+    opt(&mut s, "page_type", r.page_type.map(|t| t.name()));
+    opt(&mut s, "page_type_prob", r.page_type_prob.map(|p| format!("{p:.3}")).as_deref());
+    opt(&mut s, "warc_record_id", r.warc_record_id.as_deref());
+    opt(&mut s, "warc_file", r.warc_file.as_deref());
+    opt(&mut s, "warc_offset", r.warc_offset.map(|o| o.to_string()).as_deref());
     s.push_str(">\n");
     for p in &r.paragraphs {
-        let toks = tokens(&p.text);
-        if toks.is_empty() {
+        let sents = sentences(&p.text, r.lang.as_deref());
+        if sents.is_empty() {
             continue;
         }
-        s.push_str(match p.kind {
-            ParagraphKind::Heading => "<p type=\"heading\">\n",
-            ParagraphKind::ListItem => "<p type=\"list_item\">\n",
-            ParagraphKind::Paragraph => "<p>\n",
-        });
-        for t in toks {
-            escape_into(&mut s, t, false);
-            s.push('\n');
+        let (open, close) = match p.kind {
+            ParagraphKind::Heading => ("<head>\n", "</head>\n"),
+            ParagraphKind::ListItem => ("<p type=\"list_item\">\n", "</p>\n"),
+            ParagraphKind::Paragraph => ("<p>\n", "</p>\n"),
+        };
+        s.push_str(open);
+        for sentence in sents {
+            s.push_str("<s>\n");
+            for t in sentence {
+                if t.glued {
+                    s.push_str("<g/>\n");
+                }
+                escape_into(&mut s, t.text, false);
+                s.push('\n');
+            }
+            s.push_str("</s>\n");
         }
-        s.push_str("</p>\n");
+        s.push_str(close);
     }
     s.push_str("</doc>\n");
     out.extend_from_slice(s.as_bytes());
@@ -110,40 +121,10 @@ fn escape_into(s: &mut String, text: &str, in_attr: bool) {
             '<' => s.push_str("&lt;"),
             '>' => s.push_str("&gt;"),
             '"' if in_attr => s.push_str("&quot;"),
-            '\t' | '\n' | '\r' => s.push(c),
-            c if (c as u32) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => {}
+            c if c.is_control() || c == '\u{FFFE}' || c == '\u{FFFF}' => {}
             c => s.push(c),
         }
     }
-}
-
-/// The tokens of `text` for the vertical format (rules in the module doc), as slices of it.
-pub fn tokens(text: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    for word in text.split_whitespace() {
-        if !word.chars().any(is_word_char) {
-            out.push(word);
-            continue;
-        }
-        // Leading punctuation runs.
-        let mut rest = word;
-        while let Some(c) = rest.chars().next().filter(|&c| !is_word_char(c)) {
-            let run = rest.len() - rest.trim_start_matches(c).len();
-            out.push(&rest[..run]);
-            rest = &rest[run..];
-        }
-        // Trailing punctuation runs, collected right to left.
-        let mut trailing = Vec::new();
-        while let Some(c) = rest.chars().next_back().filter(|&c| !is_word_char(c)) {
-            let core = rest.trim_end_matches(c);
-            trailing.push(&rest[core.len()..]);
-            rest = core;
-        }
-        // `rest` is not empty: the word has an alphanumeric character.
-        out.push(rest);
-        out.extend(trailing.into_iter().rev());
-    }
-    out
 }
 
 #[cfg(test)]
@@ -153,21 +134,14 @@ mod tests {
     use crate::write::{open_writer, CorpusFormat};
 
     #[test]
-    fn tokens_split_edge_punctuation() {
-        assert_eq!(
-            tokens("\"(Hello), world... don't 3.5% — ok!?"),
-            vec!["\"", "(", "Hello", ")", ",", "world", "...", "don't", "3.5", "%", "—", "ok", "!", "?"]
-        );
-        assert!(tokens("  ").is_empty());
-    }
-
-    #[test]
-    fn document_structure_and_escaping() {
+    fn document_structure_glue_and_escaping() {
         let mut r = record(3);
         r.language = None;
         r.paragraphs.push(crate::model::Paragraph { kind: ParagraphKind::Paragraph, text: "   ".into() });
         r.title = Some("Line\none\u{1}".into());
         r.id = "a1".into();
+        r.http_status = Some(200);
+        r.date = Some("2024-04-30".into());
         r.warc_record_id = Some("<urn:uuid:x>".into());
         let mut out = Vec::new();
         render(&r, &mut out);
@@ -177,26 +151,63 @@ mod tests {
             lines[0],
             "<doc id=\"a1\" url=\"https://example.org/a?b=1&amp;c=3\" \
              final_url=\"https://example.org/a?b=1&amp;c=3\" host=\"example.org\" \
-             title=\"Line one\" fetched_at=\"2024-05-01T12:00:00Z\" lang=\"en\" extractor=\"justext\" \
-             page_type=\"article\" page_type_prob=\"0.875\" warc_record_id=\"&lt;urn:uuid:x&gt;\">"
+             title=\"Line one\" fetched_at=\"2024-05-01T12:00:00Z\" http_status=\"200\" date=\"2024-04-30\" \
+             lang=\"en\" lang_score=\"1.000\" word_count=\"0\" extractor=\"justext\" page_type=\"article\" \
+             page_type_prob=\"0.875\" warc_record_id=\"&lt;urn:uuid:x&gt;\">"
         );
-        assert_eq!(lines[1], "<p type=\"heading\">");
-        assert_eq!(&lines[2..5], &["Title", "number", "3"]);
-        assert_eq!(lines[5], "</p>");
-        assert_eq!(lines[6], "<p>");
+        assert_eq!(&lines[1..7], &["<head>", "<s>", "Title", "number", "3", "</s>"]);
+        assert_eq!(&lines[7..9], &["</head>", "<p>"]);
         // "Fish & chips <cost> \"5\" pounds, (really)."
-        assert_eq!(
-            &lines[7..19],
-            &["Fish", "&amp;", "chips", "&lt;", "cost", "&gt;", "\"", "5", "\"", "pounds", ",", "("]
-        );
-        assert_eq!(&lines[19..22], &["really", ")", "."]);
-        assert_eq!(lines[22], "</p>");
-        assert_eq!(lines[23], "<p type=\"list_item\">");
-        assert_eq!(&lines[24..27], &["Item", "one", "</p>"]);
+        let p_end = lines.iter().position(|l| *l == "</p>").unwrap();
+        let body: Vec<&str> = lines[9..p_end].to_vec();
+        assert_eq!(body.first(), Some(&"<s>"));
+        assert_eq!(body.last(), Some(&"</s>"));
+        let rebuilt = rebuild(&body);
+        assert_eq!(rebuilt, "Fish &amp; chips &lt;cost&gt; \"5\" pounds, (really).");
+        assert!(body.contains(&"&amp;") && body.contains(&"&lt;") && body.contains(&"pounds"));
+        assert_eq!(lines[p_end + 1], "<p type=\"list_item\">");
         // The whitespace-only paragraph is left out.
-        assert_eq!(lines[27], "</doc>");
-        assert_eq!(lines.len(), 28);
+        assert_eq!(lines.last(), Some(&"</doc>"));
         assert!(s.ends_with("</doc>\n"));
+    }
+
+    /// The text of token lines, with a space between tokens unless `<g/>` glues them.
+    fn rebuild(lines: &[&str]) -> String {
+        let mut out = String::new();
+        let mut glue = true;
+        for l in lines {
+            match *l {
+                "<g/>" => glue = true,
+                l if l.starts_with('<') && l.ends_with('>') && !l.starts_with("&") => {}
+                token => {
+                    if !glue {
+                        out.push(' ');
+                    }
+                    out.push_str(token);
+                    glue = false;
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn japanese_is_tokenised_with_sentences_and_glue() {
+        let mut r = record(1);
+        r.lang = Some("ja".into());
+        r.paragraphs = vec![crate::model::Paragraph {
+            kind: ParagraphKind::Paragraph,
+            text: "今日は京都の古い寺を訪ねました。庭園がとても美しかったです。\u{7}".into(),
+        }];
+        let mut out = Vec::new();
+        render(&r, &mut out);
+        let s = String::from_utf8(out).unwrap();
+        let tokens: Vec<&str> = s.lines().filter(|l| !l.starts_with('<')).collect();
+        assert!(tokens.len() >= 10, "{tokens:?}");
+        assert!(tokens.iter().all(|t| t.chars().count() <= 6 && !t.is_empty()), "{tokens:?}");
+        assert_eq!(s.lines().filter(|l| *l == "<s>").count(), 2);
+        assert!(s.lines().any(|l| l == "<g/>"));
+        assert!(!s.contains('\u{7}'));
     }
 
     #[test]
@@ -209,10 +220,14 @@ mod tests {
         let content = std::fs::read_to_string(dir.path().join("corpus.vert")).unwrap();
         let opens = content.lines().filter(|l| l.starts_with("<doc ")).count();
         let closes = content.lines().filter(|l| *l == "</doc>").count();
-        let p_open = content.lines().filter(|l| l.starts_with("<p")).count();
-        let p_close = content.lines().filter(|l| *l == "</p>").count();
+        let p_open = content.lines().filter(|l| l.starts_with("<p") || *l == "<head>").count();
+        let p_close = content.lines().filter(|l| *l == "</p>" || *l == "</head>").count();
+        let s_open = content.lines().filter(|l| *l == "<s>").count();
+        let s_close = content.lines().filter(|l| *l == "</s>").count();
         assert_eq!((opens, closes), (3, 3));
         assert_eq!((p_open, p_close), (9, 9));
+        assert_eq!(s_open, s_close);
+        assert!(s_open >= 9);
         // No raw markup characters outside structure lines.
         for l in content.lines().filter(|l| !l.starts_with('<')) {
             assert!(!l.contains('<') && !l.contains('>'), "{l}");

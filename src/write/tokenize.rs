@@ -1,0 +1,179 @@
+//! Sentences and tokens for the vertical format. Sentences and words follow Unicode's text
+//! segmentation (UAX #29, the `unicode-segmentation` crate); runs of Chinese and Japanese
+//! script, which UAX #29 leaves as single characters, are cut into words by a dictionary or
+//! model segmenter chosen by the record's language: `jieba-rs` (its embedded dictionary) for
+//! `zh`, `tinysegmenter` (Kudo's TinySegmenter model) for `ja`; in a record of another language
+//! such a run stays one token per character.
+//!
+//! Each token knows whether whitespace came before it in the text: the vertical writer puts a
+//! `<g/>` (Sketch Engine's glue) between tokens that touched, so the text can be rebuilt.
+
+use std::sync::OnceLock;
+use unicode_segmentation::UnicodeSegmentation;
+
+/// One token of a sentence.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Token<'a> {
+    /// The token's text, a slice of the paragraph.
+    pub text: &'a str,
+    /// True when the previous token of the sentence ended right before this one (no
+    /// whitespace between them); false for a sentence's first token.
+    pub glued: bool,
+}
+
+/// The sentences of `text` (UAX #29), each as its tokens; sentences without tokens are left
+/// out. `lang` is the record's ISO 639-1 code.
+pub fn sentences<'a>(text: &'a str, lang: Option<&str>) -> Vec<Vec<Token<'a>>> {
+    let cjk = match lang {
+        Some("zh") => Cjk::Chinese,
+        Some("ja") => Cjk::Japanese,
+        _ => Cjk::Characters,
+    };
+    text.unicode_sentences().map(|s| tokens(s, cjk)).filter(|t| !t.is_empty()).collect()
+}
+
+#[derive(Clone, Copy)]
+enum Cjk {
+    Chinese,
+    Japanese,
+    Characters,
+}
+
+fn tokens(sentence: &str, cjk: Cjk) -> Vec<Token<'_>> {
+    let mut out: Vec<Token<'_>> = Vec::new();
+    let mut space_before = false;
+    // A run of CJK segments waiting for the segmenter: its byte range in `sentence`.
+    let mut run: Option<(usize, usize, bool)> = None;
+    let base = sentence.as_ptr() as usize;
+    for seg in sentence.split_word_bounds() {
+        let start = seg.as_ptr() as usize - base;
+        if seg.chars().all(char::is_whitespace) {
+            flush(sentence, &mut run, cjk, &mut out);
+            space_before = true;
+            continue;
+        }
+        if seg.chars().all(is_cjk) {
+            match &mut run {
+                Some((_, end, _)) if *end == start => *end = start + seg.len(),
+                _ => {
+                    flush(sentence, &mut run, cjk, &mut out);
+                    run = Some((start, start + seg.len(), !space_before));
+                }
+            }
+        } else {
+            flush(sentence, &mut run, cjk, &mut out);
+            // Control characters are no token (and no text XML can carry).
+            let seg = seg.trim_matches(char::is_control);
+            if !seg.is_empty() {
+                out.push(Token { text: seg, glued: !space_before });
+            }
+        }
+        space_before = false;
+    }
+    flush(sentence, &mut run, cjk, &mut out);
+    if let Some(first) = out.first_mut() {
+        first.glued = false;
+    }
+    out
+}
+
+/// Segment the pending CJK run into `out`.
+fn flush<'a>(sentence: &'a str, run: &mut Option<(usize, usize, bool)>, cjk: Cjk, out: &mut Vec<Token<'a>>) {
+    let Some((start, end, glued)) = run.take() else { return };
+    let text = &sentence[start..end];
+    let words: Vec<&'a str> = match cjk {
+        Cjk::Chinese => jieba().cut(text, true).into_iter().map(|t| &text[t.byte_start..t.byte_end]).collect(),
+        Cjk::Japanese => {
+            // tinysegmenter returns owned strings; map them back onto `text`, or fall back to
+            // characters should they not spell it.
+            let owned = tinysegmenter::tokenize(text);
+            if owned.concat() == text {
+                let mut at = 0;
+                owned
+                    .iter()
+                    .map(|w| {
+                        let piece = &text[at..at + w.len()];
+                        at += w.len();
+                        piece
+                    })
+                    .collect()
+            } else {
+                characters(text)
+            }
+        }
+        Cjk::Characters => characters(text),
+    };
+    for (i, word) in words.into_iter().enumerate() {
+        out.push(Token { text: word, glued: i > 0 || glued });
+    }
+}
+
+/// Words in `text`: its tokens ([`sentences`]) that hold a letter or digit, so punctuation is
+/// not counted and Chinese and Japanese are counted in words, not in space-separated runs.
+pub fn word_count(text: &str, lang: Option<&str>) -> u64 {
+    sentences(text, lang).iter().flatten().filter(|t| t.text.chars().any(char::is_alphanumeric)).count() as u64
+}
+
+fn characters(text: &str) -> Vec<&str> {
+    text.char_indices().map(|(i, c)| &text[i..i + c.len_utf8()]).collect()
+}
+
+fn jieba() -> &'static jieba_rs::Jieba {
+    static JIEBA: OnceLock<jieba_rs::Jieba> = OnceLock::new();
+    JIEBA.get_or_init(jieba_rs::Jieba::new)
+}
+
+/// Han ideographs, kana and the CJK iteration and prolonged-sound marks: the characters that
+/// Chinese and Japanese write without spaces.
+pub fn is_cjk(c: char) -> bool {
+    matches!(c as u32,
+        0x3005..=0x3007 | 0x3021..=0x3029 | 0x3031..=0x3035 | 0x3040..=0x309F | 0x30A0..=0x30FF
+        | 0x31F0..=0x31FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF | 0xFF66..=0xFF9F
+        | 0x20000..=0x2FA1F)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words<'a>(s: &[Token<'a>]) -> Vec<&'a str> {
+        s.iter().map(|t| t.text).collect()
+    }
+
+    #[test]
+    fn sentences_words_and_glue() {
+        let s = sentences("Hello, world! It's 3.5 m (really).\u{1}", Some("en"));
+        assert_eq!(s.len(), 2);
+        assert_eq!(words(&s[0]), ["Hello", ",", "world", "!"]);
+        assert_eq!(s[0].iter().map(|t| t.glued).collect::<Vec<_>>(), [false, true, false, true]);
+        assert_eq!(words(&s[1]), ["It's", "3.5", "m", "(", "really", ")", "."]);
+        assert!(s[1][4].glued && !s[1][3].glued);
+    }
+
+    #[test]
+    fn words_are_counted_without_punctuation_and_in_cjk() {
+        assert_eq!(word_count("Hello, world! It's 3.5 m.", Some("en")), 5);
+        assert_eq!(word_count("東京都の天気は晴れです。", Some("ja")), 6);
+        assert_eq!(word_count("", None), 0);
+    }
+
+    #[test]
+    fn japanese_and_chinese_are_cut_into_words() {
+        let ja =
+            sentences("東京都の天気は晴れです。私はプログラミングが好きで、毎日コードを書いています。", Some("ja"));
+        assert_eq!(ja.len(), 2);
+        let first = words(&ja[0]);
+        assert!(first.contains(&"天気") && first.contains(&"です"), "{first:?}");
+        assert!(ja[0][1..].iter().all(|t| t.glued), "no spaces in Japanese: every later token is glued");
+        let zh = sentences("我们今天去北京大学参观。", Some("zh"));
+        let zh = words(&zh[0]);
+        assert!(zh.contains(&"我们") && zh.contains(&"今天"), "{zh:?}");
+        // Without a Chinese or Japanese language: one character per token.
+        let other = sentences("漢字テスト", None);
+        assert!(words(&other[0]).iter().all(|w| w.chars().count() <= 5));
+        // Mixed: Latin words inside Japanese keep their own tokens.
+        let mixed = sentences("Rustで書いたコード", Some("ja"));
+        assert_eq!(words(&mixed[0])[0], "Rust");
+        assert!(mixed[0][1].glued);
+    }
+}
