@@ -215,7 +215,8 @@ pub struct CrawlArgs {
     /// boilernet (overrides [crawl] extractor).
     #[arg(long)]
     pub extractor: Option<ExtractorKind>,
-    /// Corpus format: jsonl, vert, txt (overrides [crawl] format).
+    /// Corpus format: jsonl (one record per line), vert (Sketch Engine vertical), txt (plain
+    /// text), dolma (Dolma's documents) (overrides [crawl] format, default jsonl).
     #[arg(long)]
     pub format: Option<CorpusFormat>,
     /// Minimum delay between two requests to one host, e.g. "2s", "200ms" (overrides
@@ -260,8 +261,8 @@ pub struct ExtractArgs {
     /// the crawl's corpus records (see --format) instead of one line per page.
     #[arg(long, conflicts_with = "site")]
     pub per_site: bool,
-    /// With --per-site: corpus format of the records written to standard output (jsonl, vert,
-    /// txt).
+    /// With --per-site: corpus format of the records written to standard output: jsonl, vert,
+    /// txt, dolma.
     #[arg(long, default_value = "jsonl", requires = "per_site")]
     pub format: crate::write::CorpusFormat,
     /// Configuration file (for [justext], [learn], [crawl] language).
@@ -296,7 +297,7 @@ pub struct DedupArgs {
     /// The deduplicated corpus, in the inputs' format.
     #[arg(long)]
     pub out: PathBuf,
-    /// The inputs' format when their names do not tell it: jsonl, vert or txt.
+    /// The inputs' format when their names do not tell it: jsonl (dolma files too), vert or txt.
     #[arg(long)]
     pub format: Option<crate::write::CorpusFormat>,
     /// Configuration file ([dedup]: n, threshold, mode, Bloom filter size).

@@ -272,7 +272,8 @@ fn extract_per_site(args: ExtractArgs, mut config: Config, language: Option<Stri
 }
 
 /// One page's extraction as the JSON line of `extract` (without `id`): text, paragraphs,
-/// title, language, extractor, page type and the model's use; `{"error": ...}` when the
+/// title, publication date and author, stoplist language, `lang`, extractor, page type and the
+/// model's use; `{"error": ...}` when the
 /// extractor failed.
 fn extraction_line(
     html: &str,
@@ -285,11 +286,19 @@ fn extraction_line(
     match webcorpus::classify::extract_with_features(html, url, extractor, model, settings) {
         Ok((ex, features)) => {
             let (page_type, prob) = classifier.classify(&features);
+            let text = webcorpus::model::join_paragraphs(&ex.paragraphs);
+            let lang = webcorpus::extract::stoplist::document_language(&text);
+            let lang_code = lang.as_ref().map(|l| l.code.clone());
             serde_json::json!({
-                "text": webcorpus::model::join_paragraphs(&ex.paragraphs),
+                "word_count": webcorpus::write::tokenize::word_count(&text, lang_code.as_deref()),
+                "text": text,
                 "paragraphs": ex.paragraphs,
                 "title": ex.title,
+                "date": ex.metadata.date,
+                "author": ex.metadata.author,
                 "language": ex.language,
+                "lang": lang_code,
+                "lang_score": lang.map(|l| l.score),
                 "extractor": ex.extractor,
                 "page_type": page_type,
                 "page_type_prob": prob,

@@ -140,10 +140,12 @@ fn visit_ld(value: &serde_json::Value, meta: &mut PageMetadata, depth: usize) {
     }
 }
 
-/// The names of a JSON-LD `author`: a string, a `Person` object or an array of either.
+/// The names of a JSON-LD `author`: a string, a `Person` object or an array of either. An
+/// `Organization` (the publisher named as author) is not an author.
 fn ld_names(author: &serde_json::Value) -> Option<String> {
     match author {
         serde_json::Value::String(s) => Some(s.clone()),
+        serde_json::Value::Object(map) if map.get("@type").and_then(|t| t.as_str()) == Some("Organization") => None,
         serde_json::Value::Object(map) => map.get("name").and_then(|n| n.as_str()).map(str::to_string),
         serde_json::Value::Array(items) => {
             let names: Vec<String> = items.iter().filter_map(ld_names).collect();
@@ -219,7 +221,10 @@ pub fn iso_date(value: &str) -> Option<String> {
 fn clean_author(author: String) -> Option<String> {
     let author = crate::html::collapse_whitespace(&author);
     let stripped = author.strip_prefix("By ").or_else(|| author.strip_prefix("by ")).unwrap_or(&author).trim();
-    (!stripped.is_empty() && stripped.chars().count() <= MAX_AUTHOR_CHARS).then(|| stripped.to_string())
+    // A host name, a URL or a user handle (`example.com`, `jane.doe`, `@jane`) is not a name.
+    let handle =
+        !stripped.contains(' ') && (stripped.contains('.') || stripped.contains('@') || stripped.contains('/'));
+    (!stripped.is_empty() && !handle && stripped.chars().count() <= MAX_AUTHOR_CHARS).then(|| stripped.to_string())
 }
 
 #[cfg(test)]
@@ -258,6 +263,9 @@ mod tests {
         );
         assert_eq!(micro.author.as_deref(), Some("Brett Dickerson"));
         assert_eq!(meta_of(r#"<p>By <a rel="author" href="/u/k">K. Lee</a></p>"#).author.as_deref(), Some("K. Lee"));
+        assert_eq!(meta_of(r#"<meta name="author" content="example-news.com"><p>x</p>"#).author, None);
+        let org = r#"<script type="application/ld+json">{"author":{"@type":"Organization","name":"Daily"}}</script>"#;
+        assert_eq!(meta_of(org).author, None);
         let only_time = meta_of(r#"<p>Posted <time datetime="2016-10-03T12:00">Oct 3</time></p>"#);
         assert_eq!(only_time.date.as_deref(), Some("2016-10-03"));
         let index = meta_of(r#"<time datetime="2016-10-03">a</time><time datetime="2016-10-04">b</time>"#);

@@ -327,6 +327,25 @@ pub(crate) mod tests {
         }
     }
 
+    /// Every `--format` help text and config.toml's `format` line name every format.
+    #[test]
+    fn every_format_is_named_in_the_help_and_the_config() {
+        let cli = include_str!("../cli.rs");
+        let helps: Vec<String> =
+            cli.split("pub format:").map(|before| before.rsplit("///").take(3).collect::<Vec<_>>().join(" ")).collect();
+        assert_eq!(helps.len(), 5, "crawl, extract, dedup and export have --format");
+        let config = include_str!("../../config.toml");
+        let line = config.lines().find(|l| l.starts_with("format =")).expect("[crawl] format in config.toml");
+        for f in CorpusFormat::ALL {
+            // `txt` and `text` are both accepted for plain text.
+            let named = |text: &str| text.contains(f.name()) || (f == CorpusFormat::Text && text.contains("txt"));
+            assert!(named(line), "config.toml does not name {f}");
+            for help in &helps[..helps.len() - 1] {
+                assert!(named(help), "a --format help does not name {f}: {help}");
+            }
+        }
+    }
+
     #[test]
     fn format_names_parse_and_serde() {
         for f in CorpusFormat::ALL {
