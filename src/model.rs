@@ -130,8 +130,14 @@ pub struct Record {
     /// Chinese and Japanese segmented into words). 0 in records written before it existed.
     #[serde(default)]
     pub word_count: u64,
-    /// The paragraphs with their kinds.
+    /// The paragraphs with their kinds, in memory. Not written to JSONL (their text is `text`
+    /// split at blank lines, their kinds `paragraph_kinds`): [`Record::from_json`] restores
+    /// them. Read when present (corpora written before `paragraph_kinds`).
+    #[serde(default, skip_serializing)]
     pub paragraphs: Vec<Paragraph>,
+    /// The kind of each paragraph of `text`, in order (`text.split("\n\n")` gives their text).
+    #[serde(default)]
+    pub paragraph_kinds: Vec<ParagraphKind>,
     /// `"article"` or `"other"`, from the page classifier ([`crate::classify`]); absent in
     /// records written before it existed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -149,6 +155,30 @@ pub struct Record {
     /// Byte offset of that record's gzip member in `warc_file`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub warc_offset: Option<u64>,
+}
+
+impl Record {
+    /// Parse one JSONL line of a corpus and restore `paragraphs` from `text` and
+    /// `paragraph_kinds` (or `paragraph_kinds` from the `paragraphs` of an older corpus).
+    ///
+    /// # Errors
+    /// serde_json's, when the line is not a record.
+    pub fn from_json(line: &str) -> Result<Record, serde_json::Error> {
+        let mut r: Record = serde_json::from_str(line)?;
+        if r.paragraphs.is_empty() && !r.text.is_empty() {
+            let texts: Vec<&str> = r.text.split("\n\n").collect();
+            let kinds = (texts.len() == r.paragraph_kinds.len()).then_some(&r.paragraph_kinds);
+            r.paragraphs = texts
+                .iter()
+                .enumerate()
+                .map(|(i, t)| Paragraph { kind: kinds.map_or(ParagraphKind::Paragraph, |k| k[i]), text: t.to_string() })
+                .collect();
+        }
+        if r.paragraph_kinds.is_empty() {
+            r.paragraph_kinds = r.paragraphs.iter().map(|p| p.kind).collect();
+        }
+        Ok(r)
+    }
 }
 
 /// The [`Record::id`] of a page whose URL after redirects is `final_url`.

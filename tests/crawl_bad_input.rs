@@ -71,7 +71,7 @@ async fn bad_pages_and_hosts_are_counted_and_the_crawl_goes_on() {
     let state = webcorpus::store::open_state_dir(&tmp.path().join("state")).unwrap();
     assert!(state.host("unreachable.test").unwrap().unwrap().dead, "the unreachable host is given up");
     let corpus = std::fs::read_to_string(tmp.path().join("corpus/corpus.jsonl")).unwrap();
-    let records: Vec<Record> = corpus.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let records: Vec<Record> = corpus.lines().map(|l| Record::from_json(l).unwrap()).collect();
     let text_of =
         |path: &str| records.iter().find(|r| r.url.ends_with(path)).map(|r| r.text.clone()).unwrap_or_default();
     assert!(text_of("/good.html").contains("opening hours"), "{records:?}");

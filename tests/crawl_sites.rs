@@ -222,7 +222,7 @@ async fn crawl_five_real_sites_over_loopback() {
     );
     // No paragraph twice; template lines absent.
     let corpus = std::fs::read_to_string(tmp.path().join("corpus/corpus.jsonl")).unwrap();
-    let records: Vec<Record> = corpus.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let records: Vec<Record> = corpus.lines().map(|l| Record::from_json(l).unwrap()).collect();
     assert_eq!(records.len() as u64, summary.counters.records);
     let mut paragraphs = HashSet::new();
     let mut urls = HashSet::new();
@@ -454,7 +454,7 @@ fn check_warc_output(dir: &Path, requests: &[support::site_server::RequestLog], 
     let replayed: HashMap<String, Record> = String::from_utf8(out)
         .unwrap()
         .lines()
-        .map(|l| serde_json::from_str::<Record>(l).unwrap())
+        .map(|l| Record::from_json(l).unwrap())
         .map(|r| (r.warc_record_id.clone().unwrap(), r))
         .collect();
     assert_eq!(summary.records as usize, replayed.len());

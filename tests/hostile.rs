@@ -62,7 +62,7 @@ impl Crawl {
 
     fn records(&self) -> Vec<Record> {
         let text = std::fs::read_to_string(self.path("corpus/corpus.jsonl")).unwrap_or_default();
-        text.lines().map(|l| serde_json::from_str(l).expect("a JSON record")).collect()
+        text.lines().map(|l| Record::from_json(l).expect("a JSON record")).collect()
     }
 }
 

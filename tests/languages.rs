@@ -64,7 +64,7 @@ async fn language_filter_yield_pruning_and_live_stats() {
 
     // Only Japanese records; the others counted as wrong_language.
     let corpus = std::fs::read_to_string(tmp.path().join("corpus/corpus.jsonl")).unwrap();
-    let records: Vec<Record> = corpus.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let records: Vec<Record> = corpus.lines().map(|l| Record::from_json(l).unwrap()).collect();
     assert!(records.len() >= 50, "{} records", records.len());
     assert!(records.iter().all(|r| r.lang.as_deref() == Some("ja")));
     assert!(summary.counters.discards.get("wrong_language").copied().unwrap_or(0) >= 20, "{:?}", summary.counters);

@@ -19,7 +19,7 @@ const NEW_PARAGRAPH: &str = "The city council met again on Tuesday evening and v
 
 fn records(dir: &Path) -> Vec<Record> {
     let text = std::fs::read_to_string(dir.join("corpus/corpus.jsonl")).unwrap();
-    text.lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+    text.lines().map(|l| Record::from_json(l).unwrap()).collect()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

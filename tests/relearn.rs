@@ -107,7 +107,7 @@ async fn a_redesigned_site_is_sampled_again_and_its_model_relearned() {
     let text = std::fs::read_to_string(dir.path().join("corpus/corpus.jsonl")).expect("corpus");
     let mut urls = HashSet::new();
     for line in text.lines() {
-        let r: Record = serde_json::from_str(line).expect("a record per line");
+        let r = Record::from_json(line).expect("a record per line");
         assert!(urls.insert(r.url.clone()), "written twice: {}", r.url);
     }
     assert!(urls.len() + rec.discards.values().sum::<u64>() as usize >= designs.len(), "no page lost");

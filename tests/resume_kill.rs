@@ -48,7 +48,7 @@ fn corpus_urls(dir: &Path) -> BTreeSet<String> {
     let mut urls = BTreeSet::new();
     let mut paragraphs = HashSet::new();
     for line in text.lines() {
-        let r: webcorpus::model::Record = serde_json::from_str(line).expect("every line a whole record");
+        let r = webcorpus::model::Record::from_json(line).expect("every line a whole record");
         assert!(urls.insert(r.url.clone()), "record written twice: {}", r.url);
         for p in r.paragraphs {
             assert!(paragraphs.insert(p.text.clone()), "paragraph twice: {:?}", p.text);
@@ -81,7 +81,7 @@ fn same_warc_responses(reference: &Path, killed: &Path) {
     assert!(lost.is_empty(), "responses not recorded after the kills: {lost:?}");
     let text = std::fs::read_to_string(killed.join("corpus/corpus.jsonl")).unwrap();
     for line in text.lines() {
-        let r: webcorpus::model::Record = serde_json::from_str(line).unwrap();
+        let r = webcorpus::model::Record::from_json(line).unwrap();
         assert!(ids.contains(r.warc_record_id.as_deref().unwrap()), "{}: its response record is missing", r.url);
     }
 }

@@ -1018,6 +1018,7 @@ pub(crate) fn record_of(
         extractor: ex.extractor.to_string(),
         word_count: crate::write::tokenize::word_count(&text, lang_code.as_deref()),
         text,
+        paragraph_kinds: kept.iter().map(|p| p.kind).collect(),
         paragraphs: kept,
         page_type: class.map(|c| c.page_type),
         page_type_prob: class.map(|c| c.prob),

@@ -7,8 +7,10 @@
 //! Formats (all inputs in one format, the output in the same):
 //!
 //! - **JSONL**: one JSON object per line. Its paragraphs are `paragraphs[].text` when the
-//!   record has that array (webcorpus's records), else `text` split on blank lines (dolma,
-//!   datatrove, trafilatura). Kept paragraphs replace both; every other key stays as it is.
+//!   record has that array (corpora of other tools, older webcorpus ones), else `text` split on
+//!   blank lines (webcorpus, dolma, datatrove, trafilatura), with their kinds from
+//!   `paragraph_kinds` (top level or under Dolma's `metadata`) when it has one per paragraph.
+//!   Kept paragraphs replace `text`, `paragraphs` and `paragraph_kinds`; every other key stays.
 //! - **vertical**: `<doc …>` … `</doc>` with `<p …>` … `</p>` structures, one token per line;
 //!   a paragraph's words are its tokens. Lines of dropped paragraphs are left out; all other
 //!   lines stay.
@@ -146,6 +148,12 @@ struct Run {
     summary: DedupSummary,
 }
 
+/// The `paragraph_kinds` of a JSONL document (top level, or Dolma's `metadata`), if any.
+fn kinds_of(doc: &serde_json::Map<String, serde_json::Value>) -> Option<Vec<ParagraphKind>> {
+    let kinds = doc.get("paragraph_kinds").or_else(|| doc.get("metadata")?.get("paragraph_kinds"))?;
+    serde_json::from_value(kinds.clone()).ok()
+}
+
 /// Line ranges of a document's paragraphs and each paragraph's text.
 type Spans = Vec<(std::ops::Range<usize>, String)>;
 
@@ -188,10 +196,16 @@ impl Run {
                 serde_json::from_value(doc["paragraphs"].clone()).map_err(|e| bad(format!("paragraphs: {e}")))?
             } else {
                 let text = doc.get("text").and_then(|t| t.as_str()).unwrap_or("");
-                text.split("\n\n")
-                    .map(str::trim)
-                    .filter(|p| !p.is_empty())
-                    .map(|p| Paragraph { kind: ParagraphKind::Paragraph, text: p.to_string() })
+                let texts: Vec<&str> = text.split("\n\n").map(str::trim).filter(|p| !p.is_empty()).collect();
+                let kinds: Vec<ParagraphKind> = kinds_of(&doc).unwrap_or_default();
+                let kinds = (kinds.len() == texts.len()).then_some(kinds);
+                texts
+                    .iter()
+                    .enumerate()
+                    .map(|(i, p)| Paragraph {
+                        kind: kinds.as_ref().map_or(ParagraphKind::Paragraph, |k| k[i]),
+                        text: p.to_string(),
+                    })
                     .collect()
             };
             let mask = self.keep(&paragraphs)?;
@@ -202,6 +216,16 @@ impl Run {
             doc.insert("text".into(), crate::model::join_paragraphs(&kept).into());
             if structured {
                 doc.insert("paragraphs".into(), serde_json::to_value(&kept).expect("paragraphs serialise"));
+            }
+            // webcorpus's `paragraph_kinds` (Dolma: under `metadata`) follow the kept paragraphs.
+            let kinds: Vec<ParagraphKind> = kept.iter().map(|p| p.kind).collect();
+            let kinds = serde_json::to_value(kinds).expect("kinds serialise");
+            if doc.contains_key("paragraph_kinds") {
+                doc.insert("paragraph_kinds".into(), kinds);
+            } else if let Some(meta) = doc.get_mut("metadata").and_then(|m| m.as_object_mut()) {
+                if meta.contains_key("paragraph_kinds") {
+                    meta.insert("paragraph_kinds".into(), kinds);
+                }
             }
             serde_json::to_writer(&mut *out, &doc).map_err(|e| io(e.into()))?;
             out.write_all(b"\n").map_err(io)?;
@@ -330,6 +354,7 @@ mod tests {
             extractor: "default".into(),
             text: crate::model::join_paragraphs(&paragraphs),
             word_count: 0,
+            paragraph_kinds: paragraphs.iter().map(|p| p.kind).collect(),
             paragraphs,
             page_type: None,
             page_type_prob: None,

@@ -127,7 +127,7 @@ pub fn export(inputs: &[PathBuf], filter: &ExportFilter, target: &ExportTarget) 
             if line.trim().is_empty() {
                 continue;
             }
-            let record: Record = serde_json::from_str(&line).map_err(|e| ExportError::BadRecord {
+            let record = Record::from_json(&line).map_err(|e| ExportError::BadRecord {
                 path: input.clone(),
                 line: number,
                 message: e.to_string(),

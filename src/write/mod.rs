@@ -318,6 +318,7 @@ pub(crate) mod tests {
             extractor: "justext".into(),
             text: join_paragraphs(&paragraphs),
             word_count: 0,
+            paragraph_kinds: paragraphs.iter().map(|p| p.kind).collect(),
             paragraphs,
             page_type: Some(crate::model::PageType::Article),
             page_type_prob: Some(0.875),
