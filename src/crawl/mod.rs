@@ -19,6 +19,7 @@ pub mod messages;
 pub mod owner;
 pub mod politeness;
 pub mod progress;
+pub mod record;
 pub mod replay;
 pub mod robots;
 mod run;

@@ -25,7 +25,7 @@ use std::sync::Arc;
 
 use crate::classify::PageType;
 use crate::config::Config;
-use crate::crawl::committer::{record_of, RecordSource};
+use crate::crawl::record::{record_of, RecordSource};
 use crate::crawl::workers::{extract_and_classify, PageTools};
 use crate::dedup::{DedupError, Onion, OnionScratch, SeenSet};
 use crate::domain::learn::{learn_documents, parse_sample};

@@ -1,9 +1,12 @@
 //! Sentences and tokens for the vertical format. Sentences and words follow Unicode's text
 //! segmentation (UAX #29, the `unicode-segmentation` crate); runs of Chinese and Japanese
-//! script, which UAX #29 leaves as single characters, are cut into words by a dictionary or
-//! model segmenter chosen by the record's language: `jieba-rs` (its embedded dictionary) for
-//! `zh`, `tinysegmenter` (Kudo's TinySegmenter model) for `ja`; in a record of another language
-//! such a run stays one token per character.
+//! script, which UAX #29 leaves as single characters, are cut by the record's language:
+//! Chinese (`zh`) into words by `jieba-rs` (its embedded dictionary); Japanese (`ja`) into runs
+//! of one script (kanji, hiragana, katakana), the dictionary-free approximation of words (a kanji
+//! stem, its okurigana and particles, a katakana loanword): the Japanese segmenters need a
+//! dictionary downloaded at build time (`lindera`) or are unsound (`tinysegmenter` 0.1 builds
+//! invalid `char`s, which aborts debug builds); a run over [`MAX_RUN_CHARS`] is cut into
+//! characters. In a record of another language such a run stays one token per character.
 //!
 //! Each token knows whether whitespace came before it in the text: the vertical writer puts a
 //! `<g/>` (Sketch Engine's glue) between tokens that touched, so the text can be rebuilt.
@@ -83,24 +86,10 @@ fn flush<'a>(sentence: &'a str, run: &mut Option<(usize, usize, bool)>, cjk: Cjk
     let text = &sentence[start..end];
     let words: Vec<&'a str> = match cjk {
         Cjk::Chinese => jieba().cut(text, true).into_iter().map(|t| &text[t.byte_start..t.byte_end]).collect(),
-        Cjk::Japanese => {
-            // tinysegmenter returns owned strings; map them back onto `text`, or fall back to
-            // characters should they not spell it.
-            let owned = tinysegmenter::tokenize(text);
-            if owned.concat() == text {
-                let mut at = 0;
-                owned
-                    .iter()
-                    .map(|w| {
-                        let piece = &text[at..at + w.len()];
-                        at += w.len();
-                        piece
-                    })
-                    .collect()
-            } else {
-                characters(text)
-            }
-        }
+        Cjk::Japanese => script_runs(text)
+            .into_iter()
+            .flat_map(|run| if run.chars().count() > MAX_RUN_CHARS { characters(run) } else { vec![run] })
+            .collect(),
         Cjk::Characters => characters(text),
     };
     for (i, word) in words.into_iter().enumerate() {
@@ -112,6 +101,39 @@ fn flush<'a>(sentence: &'a str, run: &mut Option<(usize, usize, bool)>, cjk: Cjk
 /// not counted and Chinese and Japanese are counted in words, not in space-separated runs.
 pub fn word_count(text: &str, lang: Option<&str>) -> u64 {
     sentences(text, lang).iter().flatten().filter(|t| t.text.chars().any(char::is_alphanumeric)).count() as u64
+}
+
+/// The Japanese script of a character: kanji (with the iteration marks), hiragana, katakana
+/// (with the prolonged sound mark and half-width forms).
+fn japanese_script(c: char) -> u8 {
+    match c as u32 {
+        0x3040..=0x309F => 1,
+        0x30A0..=0x30FF | 0x31F0..=0x31FF | 0xFF66..=0xFF9F => 2,
+        _ => 0,
+    }
+}
+
+/// A Japanese script run longer than this is several words (a kana sentence tail) and is cut
+/// into characters instead: no token is sentence-long.
+pub const MAX_RUN_CHARS: usize = 20;
+
+/// `text` cut where the Japanese script changes.
+fn script_runs(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut prev = None;
+    for (i, c) in text.char_indices() {
+        let script = japanese_script(c);
+        if prev.is_some_and(|p| p != script) {
+            out.push(&text[start..i]);
+            start = i;
+        }
+        prev = Some(script);
+    }
+    if start < text.len() {
+        out.push(&text[start..]);
+    }
+    out
 }
 
 fn characters(text: &str) -> Vec<&str> {
@@ -163,7 +185,7 @@ mod tests {
             sentences("東京都の天気は晴れです。私はプログラミングが好きで、毎日コードを書いています。", Some("ja"));
         assert_eq!(ja.len(), 2);
         let first = words(&ja[0]);
-        assert!(first.contains(&"天気") && first.contains(&"です"), "{first:?}");
+        assert_eq!(first, ["東京都", "の", "天気", "は", "晴", "れです", "。"]);
         assert!(ja[0][1..].iter().all(|t| t.glued), "no spaces in Japanese: every later token is glued");
         let zh = sentences("我们今天去北京大学参观。", Some("zh"));
         let zh = words(&zh[0]);
@@ -172,6 +194,9 @@ mod tests {
         let other = sentences("漢字テスト", None);
         assert!(words(&other[0]).iter().all(|w| w.chars().count() <= 5));
         // Mixed: Latin words inside Japanese keep their own tokens.
+        let kana = "とさなくてはいけないとおっしゃっていました";
+        let long = sentences(kana, Some("ja"));
+        assert_eq!(long[0].len(), kana.chars().count(), "a kana run over 20 characters is cut into characters");
         let mixed = sentences("Rustで書いたコード", Some("ja"));
         assert_eq!(words(&mixed[0])[0], "Rust");
         assert!(mixed[0][1].glued);
