@@ -264,27 +264,14 @@ pub fn validate_language(language: &str) -> Result<(), StoplistError> {
 /// `None` when detection is not reliable (whatlang confidence ≤ 0.9) or no stoplist exists for
 /// the detected language.
 pub fn detect_language(text: &str) -> Option<&'static str> {
-    let mut end = text.len().min(DETECT_SAMPLE_BYTES);
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    let info = whatlang::detect(&text[..end])?;
-    if !info.is_reliable() {
-        return None;
-    }
-    let code = info.lang().code();
-    STOPLISTS.iter().find(|e| e.iso3 == code).map(|e| e.name)
+    reliable_language(text).flatten()
 }
 
 /// The stoplist for the language of `text` when `whatlang` detects it reliably: `Some(Some(name))`
 /// for a language with a stoplist, `Some(None)` for one without (Japanese, Chinese: jusText's
 /// language-independent mode), `None` when detection is not reliable.
 pub fn reliable_language(text: &str) -> Option<Option<&'static str>> {
-    let mut end = text.len().min(DETECT_SAMPLE_BYTES);
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    let info = whatlang::detect(&text[..end]).filter(whatlang::Info::is_reliable)?;
+    let info = whatlang::detect(head(text, DETECT_SAMPLE_BYTES)).filter(whatlang::Info::is_reliable)?;
     let code = info.lang().code();
     Some(STOPLISTS.iter().find(|e| e.iso3 == code).map(|e| e.name))
 }
@@ -328,11 +315,7 @@ pub struct DocumentLanguage {
 /// The language of `text` (a record's main text), `None` when `whatlang` finds none (no
 /// letters, or too little text).
 pub fn document_language(text: &str) -> Option<DocumentLanguage> {
-    let mut end = text.len().min(DOCUMENT_SAMPLE_BYTES);
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    let info = whatlang::detect(&text[..end])?;
+    let info = whatlang::detect(head(text, DOCUMENT_SAMPLE_BYTES))?;
     let iso3 = info.lang().code();
     let code = match iso3 {
         // Macrolanguage members whatlang names by their own 639-3 code.
@@ -343,6 +326,15 @@ pub fn document_language(text: &str) -> Option<DocumentLanguage> {
             .map_or_else(|| iso3.to_string(), str::to_string),
     };
     Some(DocumentLanguage { code, score: info.confidence() as f32 })
+}
+
+/// The first `max` bytes of `text`, cut back to a character boundary.
+fn head(text: &str, max: usize) -> &str {
+    let mut end = text.len().min(max);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
 }
 
 fn cache() -> &'static Mutex<HashMap<&'static str, Arc<Stoplist>>> {

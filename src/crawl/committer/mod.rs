@@ -17,6 +17,7 @@
 //! extracts the pages that waited beyond the sample (in crawl order), while later pages of that host wait in memory until the drain is done, so
 //! the corpus keeps fetch order within a host whatever the worker timing.
 
+mod hosts_view;
 use crate::classify::{PageClass, PageType};
 use crate::config::Config;
 use crate::crawl::address::AddressPolicy;
@@ -25,7 +26,7 @@ use crate::crawl::messages::{
 };
 use crate::crawl::record::{record_of, RecordSource};
 use crate::crawl::robots::{RobotsEntry, RobotsStatus};
-use crate::crawl::snapshot::{self, StatusSnapshot, SNAPSHOT_INTERVAL};
+use crate::crawl::snapshot::SNAPSHOT_INTERVAL;
 use crate::crawl::sources::MAX_SITEMAP_DEPTH;
 use crate::crawl::url::{host_key, in_scope, looks_like_html, normalize};
 use crate::crawl::CrawlError;
@@ -870,26 +871,6 @@ impl Committer {
         Ok(())
     }
 
-    /// SpiderLing's pruning: once `yield_min_pages` of the host's pages are fetched and every
-    /// fetched page is processed (none waits for a model), a host whose yield is below
-    /// `[crawl] min_yield` is pruned: dispatch fetches nothing more from it.
-    fn check_yield(&mut self, host: &str) {
-        let (min_yield, min_pages) = (self.cfg.crawl.min_yield, self.cfg.crawl.yield_min_pages);
-        if min_yield <= 0.0 {
-            return;
-        }
-        let rec = &self.book(host).rec;
-        let judged = !rec.pruned && rec.phase != HostPhase::Sampling && rec.waiting == 0 && rec.fetched >= min_pages;
-        if judged && rec.yield_rate().is_some_and(|y| y < min_yield) {
-            let rate = rec.yield_rate().unwrap_or(0.0);
-            tracing::info!(host, yield_rate = format!("{rate:.4}"), "host pruned for low yield");
-            self.book(host).rec.pruned = true;
-            self.counters.hosts_pruned += 1;
-            self.touch(host);
-            self.events_after_commit.push(Event::Pruned { host: host.to_string() });
-        }
-    }
-
     /// Step 2: make the group durable, then step 3: tell dispatch, start the jobs.
     fn commit(&mut self) -> Result<(), CrawlError> {
         if self.group_start.is_some() {
@@ -931,28 +912,6 @@ impl Committer {
         }
         self.launch_jobs();
         Ok(())
-    }
-
-    /// Write the status snapshot that `stats` reads while the state is locked; a failure is
-    /// logged, never fatal (the snapshot is a view, the store is the truth).
-    fn write_snapshot(&mut self, running: bool) {
-        self.last_snapshot = Some(Instant::now());
-        let mut hosts: Vec<HostRecord> = self.hosts.values().map(|b| b.rec.clone()).collect();
-        hosts.sort_by(|a, b| a.host.cmp(&b.host));
-        let snapshot = StatusSnapshot {
-            written_at: humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
-            pid: std::process::id(),
-            running,
-            run_started_at: self.run_started_at.clone(),
-            run_fetched: self.counters.fetched.saturating_sub(self.counters_at_start.fetched),
-            run_records: self.counters.records.saturating_sub(self.counters_at_start.records),
-            counters: self.counters.clone(),
-            queued: if running { None } else { self.state.frontier_total().ok() },
-            hosts,
-        };
-        if let Err(e) = snapshot::write(&self.cfg.crawl.state_dir, &snapshot) {
-            tracing::warn!("status snapshot not written: {e}");
-        }
     }
 
     fn launch_jobs(&mut self) {
