@@ -234,6 +234,19 @@ pub struct CrawlArgs {
     /// as new records with the same id, Onion dropping the paragraphs already written.
     #[arg(long)]
     pub refresh: bool,
+    /// Join a crawl shared by several workers through this Redis server, e.g.
+    /// `redis://10.0.0.5:6379/` (overrides [cluster] redis; README, "Running on several
+    /// machines").
+    #[arg(long, value_name = "REDIS_URL")]
+    pub cluster: Option<String>,
+    /// This worker's name in the cluster crawl, unique and the same across its restarts
+    /// (overrides [cluster] worker_id).
+    #[arg(long)]
+    pub worker_id: Option<String>,
+    /// The cluster crawl's name: workers with the same Redis and name share one crawl
+    /// (overrides [cluster] name).
+    #[arg(long)]
+    pub crawl_name: Option<String>,
     /// No progress bars.
     #[arg(long, short)]
     pub quiet: bool,
@@ -286,6 +299,16 @@ pub struct StatsArgs {
     /// JSON object (for monitoring) instead of the report.
     #[arg(long)]
     pub json: bool,
+    /// Report on a cluster crawl instead, from its Redis server (`redis://HOST:PORT/`): every
+    /// worker, its partitions, hosts and rate, and the crawl's totals.
+    #[arg(long, value_name = "REDIS_URL")]
+    pub cluster: Option<String>,
+    /// The cluster crawl's name (with --cluster; default: [cluster] name of --config).
+    #[arg(long)]
+    pub crawl_name: Option<String>,
+    /// Configuration file, for [cluster] (with --cluster).
+    #[arg(long, default_value = "config.toml")]
+    pub config: PathBuf,
 }
 
 /// `webcorpus dedup`.

@@ -71,6 +71,8 @@ pub struct Config {
     pub classify: ClassifyConfig,
     /// `[warc]`: WARC output of the crawl.
     pub warc: crate::write::warc::WarcConfig,
+    /// `[cluster]`: one crawl on many workers through Redis (off unless `redis` is set).
+    pub cluster: crate::cluster::ClusterConfig,
 }
 
 /// `[classify]` section: the page classifier run on every extracted page.
@@ -274,6 +276,9 @@ impl Config {
             |key: &'static str, reason: String| ConfigError::Invalid { path: path.to_path_buf(), key, reason };
         if !(self.learn.relearn_miss_rise > 0.0 && self.learn.relearn_miss_rise <= 1.0) {
             return Err(invalid("learn.relearn_miss_rise", "must be above 0 and at most 1".into()));
+        }
+        if let Some((key, reason)) = self.cluster.check() {
+            return Err(invalid(key, reason));
         }
         if self.learn.min_sample == 0 {
             return Err(invalid("learn.min_sample", "must be at least 1".into()));

@@ -14,11 +14,13 @@
 //! 9. [`eval`] — metrics for scoring extracted text against human gold text;
 //! 10. [`nn`] — the small neural-network toolkit (dense and LSTM layers, Adam, weighted
 //!     binary cross-entropy, a model file format) under the learned models;
-//! 11. [`boilernet`] — BoilerNet, the BiLSTM block labeller (`--extractor boilernet`).
+//! 11. [`boilernet`] — BoilerNet, the BiLSTM block labeller (`--extractor boilernet`);
+//! 12. [`cluster`] — one crawl on many workers through Redis (partition streams, leases).
 
 pub mod boilernet;
 pub mod classify;
 pub mod cli;
+pub mod cluster;
 pub mod config;
 pub mod crawl;
 pub mod dedup;

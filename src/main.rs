@@ -109,6 +109,18 @@ fn crawl(args: CrawlArgs) -> Result<u8> {
     if args.no_warc {
         config.warc.enabled = false;
     }
+    if let Some(redis) = args.cluster {
+        config.cluster.redis = redis;
+    }
+    if let Some(id) = args.worker_id {
+        config.cluster.worker_id = id;
+    }
+    if let Some(name) = args.crawl_name {
+        config.cluster.name = name;
+    }
+    if let Some((key, reason)) = config.cluster.check() {
+        anyhow::bail!("{}: {key}: {reason}", args.config.display());
+    }
     let opts = CrawlOptions { config, seeds: args.seeds, quiet: args.quiet, refresh: args.refresh };
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting tokio")?;
     let summary = runtime.block_on(webcorpus::crawl::run(opts))?;
@@ -315,6 +327,21 @@ fn extraction_line(
 }
 
 fn stats(args: StatsArgs) -> Result<()> {
+    if let Some(redis) = &args.cluster {
+        let mut cluster = load_config(&args.config)?.cluster;
+        cluster.redis = redis.clone();
+        if let Some(name) = &args.crawl_name {
+            cluster.name = name.clone();
+        }
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().context("starting tokio")?;
+        let report = runtime.block_on(webcorpus::cluster::report::cluster_report(&cluster))?;
+        if args.json {
+            println!("{}", serde_json::to_string_pretty(&report)?);
+        } else {
+            print!("{}", webcorpus::cluster::report::render(&report));
+        }
+        return Ok(());
+    }
     if !args.state.exists() {
         bail!("no crawl state at {}", args.state.display());
     }

@@ -123,6 +123,51 @@ pub struct Dispatcher<F: Fetch> {
     /// The longest time a due host waited beyond its due time for a request slot (a
     /// measure of the scheduler's own stalls).
     pub max_lateness: Duration,
+    cluster: Option<DispatchCluster>,
+}
+
+/// Dispatch's part of a cluster crawl: which hosts are this worker's, the end of the whole
+/// crawl, and the status the membership loop publishes.
+pub struct DispatchCluster {
+    /// The partitions held.
+    pub ownership: Arc<crate::cluster::Ownership>,
+    /// Set by the membership loop when the whole crawl is done.
+    pub done: Arc<AtomicBool>,
+    /// This worker's status (dispatch fills the counters, idleness and parked entries).
+    pub status: Arc<std::sync::Mutex<crate::cluster::WorkerStatus>>,
+    /// Partitions moving away: their hosts are stopped, the committer is told once they
+    /// are idle.
+    releasing: std::collections::BTreeSet<u32>,
+    /// When the parked entries were last counted.
+    parked_at: Option<Instant>,
+    /// How long a sampling host stays idle before it is dry (its links make a round trip
+    /// through Redis): two heartbeats.
+    pub dry_grace: Duration,
+    fetched_at_start: Option<u64>,
+}
+
+impl DispatchCluster {
+    /// The cluster part of dispatch.
+    pub fn new(
+        ownership: Arc<crate::cluster::Ownership>,
+        done: Arc<AtomicBool>,
+        status: Arc<std::sync::Mutex<crate::cluster::WorkerStatus>>,
+        dry_grace: Duration,
+    ) -> DispatchCluster {
+        DispatchCluster {
+            ownership,
+            done,
+            status,
+            releasing: Default::default(),
+            parked_at: None,
+            dry_grace,
+            fetched_at_start: None,
+        }
+    }
+
+    fn partition(&self, host: &str) -> u32 {
+        crate::cluster::partition_of(host, self.ownership.partitions())
+    }
 }
 
 fn now() -> Instant {
@@ -158,7 +203,15 @@ impl<F: Fetch> Dispatcher<F> {
             retries: HashMap::new(),
             dispatched: 0,
             max_lateness: Duration::ZERO,
+            cluster: None,
         }
+    }
+
+    /// Make this a cluster worker's dispatch: only hosts of held partitions are fetched, and
+    /// the run ends when the whole crawl is done, not when this worker's frontier is empty.
+    pub fn with_cluster(mut self, cluster: DispatchCluster) -> Dispatcher<F> {
+        self.cluster = Some(cluster);
+        self
     }
 
     /// Add a host (or give an existing one work): `robots` as stored (fresh ones only),
@@ -173,9 +226,11 @@ impl<F: Fetch> Dispatcher<F> {
     ) -> usize {
         if let Some(&idx) = self.index.get(host) {
             self.hosts[idx].has_work = true;
+            self.hosts[idx].idle_since = None;
             self.make_due(idx);
             return idx;
         }
+        let moved = self.cluster.as_ref().is_some_and(|c| !c.ownership.owns_host(host));
         let politeness = HostPoliteness::new_at(self.cfg.politeness.clone(), now());
         let mut rt = HostRuntime::new(host.to_string(), seed, politeness, model);
         rt.robots = robots.map(|e| {
@@ -183,6 +238,7 @@ impl<F: Fetch> Dispatcher<F> {
             (e, policy)
         });
         rt.dead = dead;
+        rt.moved = moved;
         let idx = self.hosts.len();
         self.hosts.push(rt);
         self.index.insert(host.to_string(), idx);
@@ -215,6 +271,7 @@ impl<F: Fetch> Dispatcher<F> {
         let mut last_progress = Instant::now() - Duration::from_secs(1);
         loop {
             self.push_overflow();
+            self.check_releases();
             match grace_until {
                 None => self.launch_due(),
                 Some(deadline) if self.in_flight == 0 || now() >= deadline => break,
@@ -291,7 +348,93 @@ impl<F: Fetch> Dispatcher<F> {
         for idx in 0..self.hosts.len() {
             self.check_dry(idx);
         }
-        true
+        // A cluster worker with nothing to do goes on until the whole crawl is done: links
+        // may still come from the other workers.
+        self.cluster.as_ref().is_none_or(|c| c.done.load(Ordering::Relaxed))
+    }
+
+    /// True when this worker has nothing due, in flight or uncommitted.
+    fn is_idle(&self) -> bool {
+        self.due.is_empty() && self.in_flight == 0 && self.outstanding == 0 && self.overflow.is_empty()
+    }
+
+    /// Cluster crawl: a partition moving away whose hosts are all idle goes to the committer.
+    fn check_releases(&mut self) {
+        let Some(c) = &self.cluster else { return };
+        if c.releasing.is_empty() {
+            return;
+        }
+        let ready: Vec<u32> = c
+            .releasing
+            .iter()
+            .copied()
+            .filter(|&p| self.hosts.iter().all(|h| c.partition(&h.host) != p || h.idle()))
+            .collect();
+        for p in ready {
+            if let Some(c) = &mut self.cluster {
+                c.releasing.remove(&p);
+            }
+            let _ = self.commit.send(CommitMsg::Release { partition: p });
+        }
+    }
+
+    /// Cluster crawl: stop or start the hosts of a partition that moves.
+    fn move_partition(&mut self, partition: u32, away: bool) {
+        let Some(c) = &mut self.cluster else { return };
+        if away {
+            c.releasing.insert(partition);
+        } else {
+            c.releasing.remove(&partition);
+        }
+        let idxs: Vec<usize> =
+            (0..self.hosts.len()).filter(|&i| c.partition(&self.hosts[i].host) == partition).collect();
+        for idx in idxs {
+            let h = &mut self.hosts[idx];
+            h.moved = away;
+            h.window.clear();
+            h.cursor = 0;
+            if away {
+                self.check_dry(idx);
+            } else {
+                h.has_work = true;
+                h.dry_sent = false;
+                self.make_due(idx);
+            }
+        }
+    }
+
+    /// Cluster crawl: fill the status the membership loop publishes.
+    fn update_status(&mut self) {
+        if self.cluster.is_none() {
+            return;
+        }
+        for idx in 0..self.hosts.len() {
+            if self.hosts[idx].idle_since.is_some() {
+                self.check_dry(idx);
+            }
+        }
+        let idle = self.is_idle();
+        let Some(c) = &mut self.cluster else { return };
+        let recount = c.parked_at.is_none_or(|t| t.elapsed() >= Duration::from_secs(1));
+        let mut parked = None;
+        if recount {
+            c.parked_at = Some(Instant::now());
+            let dead = self.hosts.iter().filter(|h| h.dead && !h.moved);
+            parked = Some(dead.map(|h| self.state.frontier_len(&h.host).unwrap_or(0) as u64).sum::<u64>());
+        }
+        let hosts = self.hosts.iter().filter(|h| !h.moved).count() as u64;
+        let before = *c.fetched_at_start.get_or_insert(self.counters.fetched);
+        if let Ok(mut s) = c.status.lock() {
+            s.fetched_run = self.counters.fetched.saturating_sub(before);
+            s.idle = idle;
+            s.hosts = hosts;
+            s.fetched = self.counters.fetched;
+            s.records = self.counters.records;
+            s.paragraphs = self.counters.paragraphs;
+            if let Some(parked) = parked {
+                s.parked = parked;
+            }
+        }
     }
 
     /// Start a request for every due host, while request slots and worker queue room last.
@@ -614,20 +757,34 @@ impl<F: Fetch> Dispatcher<F> {
                     self.check_dry(idx);
                 }
             }
+            Event::Acquire { partition } => self.move_partition(partition, false),
+            Event::Release { partition } => self.move_partition(partition, true),
             Event::Finished(_) => {}
         }
     }
 
     /// Tell the committer a sampling host is finished: nothing queued, in flight or pending.
+    ///
+    /// In a cluster crawl a host's own links come back through its partition's stream, so a
+    /// host is dry only once it has stayed idle for [`DispatchCluster::dry_grace`] (or its
+    /// partition moves away).
     fn check_dry(&mut self, idx: usize) {
+        let grace = self.cluster.as_ref().map(|c| c.dry_grace);
         let h = &mut self.hosts[idx];
         if !h.dry_sent && matches!(h.model, ModelState::Sampling) && h.idle() {
+            if let Some(grace) = grace.filter(|_| !h.moved) {
+                let since = *h.idle_since.get_or_insert_with(Instant::now);
+                if since.elapsed() < grace {
+                    return;
+                }
+            }
             h.dry_sent = true;
             let _ = self.commit.send(CommitMsg::HostDry { host: h.host.clone() });
         }
     }
 
-    fn show_progress(&self, progress: &Progress) {
+    fn show_progress(&mut self, progress: &Progress) {
+        self.update_status();
         let mut counts = HostCounts::default();
         for h in &self.hosts {
             match (&h.model, h.dead) {

@@ -52,6 +52,10 @@ pub struct HostRuntime {
     pub dry_sent: bool,
     /// Given up.
     pub dead: bool,
+    /// Cluster crawl: the host's partition is not (or no longer) this worker's.
+    pub moved: bool,
+    /// Cluster crawl: since when the host has been idle while sampling (dry after a grace).
+    pub idle_since: Option<Instant>,
     /// The host has an entry in the [`DueQueue`].
     pub queued: bool,
 }
@@ -74,18 +78,25 @@ impl HostRuntime {
             model,
             dry_sent: false,
             dead: false,
+            moved: false,
+            idle_since: None,
             queued: false,
         }
     }
 
     /// True when the host may need a request: alive, idle, and robots.txt or a URL to fetch.
     pub fn schedulable(&self) -> bool {
-        !self.dead && !self.in_flight && (self.robots.is_none() || !self.window.is_empty() || self.has_work)
+        !self.dead
+            && !self.moved
+            && !self.in_flight
+            && (self.robots.is_none() || !self.window.is_empty() || self.has_work)
     }
 
     /// True when the host has nothing queued, nothing in flight and nothing uncommitted.
     pub fn idle(&self) -> bool {
-        (self.dead || (!self.has_work && self.window.is_empty())) && !self.in_flight && self.outstanding == 0
+        (self.dead || self.moved || (!self.has_work && self.window.is_empty()))
+            && !self.in_flight
+            && self.outstanding == 0
     }
 }
 

@@ -180,6 +180,8 @@ pub struct WaitingDone {
     pub content_type: Option<String>,
     /// Where its response is in the crawl's WARC files.
     pub warc: Option<WarcRef>,
+    /// Cluster crawl: its URL's stream entry (`p/id`).
+    pub stream: Option<String>,
     /// The extraction and page class.
     pub extraction: Result<PageExtraction, ExtractError>,
     /// The page classifier's verdict.
@@ -268,6 +270,17 @@ pub enum CommitMsg {
         /// True for the job's last message.
         last: bool,
     },
+    /// Stream entries delivered to this worker (cluster crawl): URLs for the hosts of its
+    /// partitions, queued unless seen (a re-delivery), acknowledged once their outcome is
+    /// committed.
+    Remote(Vec<crate::cluster::Delivered>),
+    /// Dispatch has stopped every host of `partition` (cluster crawl; nothing of them in
+    /// flight): once their samples are drained, the committer forgets their queued URLs and
+    /// tells the membership loop, which gives the partition's lease back.
+    Release {
+        /// The partition.
+        partition: u32,
+    },
     /// Dispatch is done: after the pages it sent (`dispatched` in all) and the background
     /// jobs, the committer commits and stops. `interrupted`: no new learn or drain job starts.
     Finish {
@@ -306,6 +319,17 @@ pub enum Event {
     Pruned {
         /// Host key.
         host: String,
+    },
+    /// This worker took `partition` (cluster crawl): its hosts are crawled here from now on.
+    Acquire {
+        /// The partition.
+        partition: u32,
+    },
+    /// `partition` moves to another worker (cluster crawl): stop fetching for its hosts and,
+    /// once none has a request in flight or a page uncommitted, send [`CommitMsg::Release`].
+    Release {
+        /// The partition.
+        partition: u32,
     },
     /// The committer stopped; its final state is durable (or the error that stopped it).
     Finished(Result<(), String>),

@@ -77,6 +77,9 @@ pub enum CrawlError {
     /// The corpus directory belongs to another state, or is in use.
     #[error(transparent)]
     Owner(#[from] owner::OwnerError),
+    /// The cluster's Redis failed, or the cluster settings are unusable.
+    #[error(transparent)]
+    Cluster(#[from] crate::cluster::ClusterError),
     /// The signal handlers could not be installed.
     #[error("cannot install the signal handlers: {0}")]
     Signals(std::io::Error),

@@ -8,10 +8,17 @@
 //!    drain jobs a killed run left) and the worker pool;
 //! 4. run dispatch over every host of the state until the frontier is empty or Ctrl-C;
 //! 5. join the stages and read the summary from the state.
+//!
+//! A cluster worker (`[cluster] redis`, [`crate::cluster`]) joins the crawl in Redis before
+//! step 1 ends (taking its partitions and forgetting the hosts of the others), queues the
+//! seeds through the partition streams (once per crawl) in step 2, and runs the membership and
+//! stream-reading loops beside the three stages.
 
+use crate::cluster::task::{run_membership, run_reader, ClusterChannels};
+use crate::cluster::{ClusterError, ClusterLink, RemoteUrl, WorkerStatus};
 use crate::config::Config;
-use crate::crawl::committer::Committer;
-use crate::crawl::dispatch::{DispatchConfig, Dispatcher};
+use crate::crawl::committer::{forget_unowned, Committer, CommitterCluster};
+use crate::crawl::dispatch::{DispatchCluster, DispatchConfig, Dispatcher};
 use crate::crawl::fetch::Fetcher;
 use crate::crawl::hosts::ModelState;
 use crate::crawl::messages::Event;
@@ -23,7 +30,7 @@ use crate::crawl::workers::{spawn_workers, PageTools, WorkerContext};
 use crate::crawl::{owner, CrawlError, CrawlOptions, CrawlSummary};
 use crate::domain::DomainModel;
 use crate::extract::pipeline::ExtractSettings;
-use crate::store::{open_state_dir, CrawlState, FrontierEntry, HostPhase, HostRecord};
+use crate::store::{open_state_dir, CrawlState, FrontierEntry, HostPhase, HostRecord, UrlKind};
 use crate::write::open_writer;
 use crate::write::warc::{WarcInfo, WarcWriter};
 use std::path::Path;
@@ -58,6 +65,10 @@ pub async fn run(opts: CrawlOptions) -> Result<CrawlSummary, CrawlError> {
             return Err(CrawlError::FormatMismatch { stored, requested: format.name().to_string() });
         }
     }
+    let cluster = match cfg.cluster.enabled() {
+        true => Some(join_cluster(&cfg, &state, opts.refresh).await?),
+        false => None,
+    };
     let corpus_file = cfg.crawl.out_dir.join(format.file_name());
     let _claim = owner::claim(&state, &cfg.crawl.state_dir, &cfg.crawl.out_dir, &corpus_file)?;
     let writer = open_writer(format, &cfg.crawl.out_dir, state.corpus_offset()?)?;
@@ -82,7 +93,10 @@ pub async fn run(opts: CrawlOptions) -> Result<CrawlSummary, CrawlError> {
             state.frontier_total()?
         );
     }
-    add_seeds(&state, &opts.seeds)?;
+    match &cluster {
+        Some(link) => queue_seeds_cluster(link, &opts.seeds, opts.quiet).await?,
+        None => add_seeds(&state, &opts.seeds)?,
+    }
     if opts.refresh {
         queue_refresh(&state)?;
     }
@@ -93,6 +107,15 @@ pub async fn run(opts: CrawlOptions) -> Result<CrawlSummary, CrawlError> {
     let (direct_tx, direct_rx) = crossbeam_channel::unbounded();
     let (events_tx, events_rx) = tokio::sync::mpsc::unbounded_channel();
     let stop = Arc::new(AtomicBool::new(false));
+    let (released_tx, released_rx) = tokio::sync::mpsc::unbounded_channel();
+    if let Some(link) = &cluster {
+        let claimed = crate::cluster::task::claim_held(link).await?;
+        if !claimed.is_empty() {
+            let _ = direct_tx.send(crate::crawl::messages::CommitMsg::Remote(claimed));
+        }
+    }
+    let committer_cluster = cluster.as_ref().map(|link| CommitterCluster { link: link.clone(), released: released_tx });
+    let cluster_events = events_tx.clone();
     let log_path = cfg.crawl.state_dir.join("onion.log");
     let committer = Committer::open(
         cfg.clone(),
@@ -103,6 +126,7 @@ pub async fn run(opts: CrawlOptions) -> Result<CrawlSummary, CrawlError> {
         work_tx.clone(),
         events_tx.clone(),
         stop.clone(),
+        committer_cluster,
     )?;
     let committer = std::thread::Builder::new()
         .name("webcorpus-committer".into())
@@ -138,7 +162,35 @@ pub async fn run(opts: CrawlOptions) -> Result<CrawlSummary, CrawlError> {
     let signals = watch_signals(shutdown.clone()).map_err(CrawlError::Signals)?;
     let disks = watch_disks(shutdown.clone(), watched, cfg.crawl.min_free_space, DISK_CHECK_INTERVAL);
     let fetcher = Arc::new(Fetcher::new(&cfg.net)?.recording(cfg.warc.enabled));
-    let mut dispatcher = Dispatcher::new(fetcher, state.clone(), dispatch_cfg, work_tx, direct_tx, events_rx);
+    let mut dispatcher = Dispatcher::new(fetcher, state.clone(), dispatch_cfg, work_tx, direct_tx.clone(), events_rx);
+    let (quit_tx, quit_rx) = tokio::sync::watch::channel(false);
+    let cluster_tasks = match &cluster {
+        Some(link) => {
+            let done = Arc::new(AtomicBool::new(false));
+            let status = Arc::new(std::sync::Mutex::new(WorkerStatus {
+                started_ms: now_ms(),
+                state: cfg.crawl.state_dir.display().to_string(),
+                ..WorkerStatus::default()
+            }));
+            let channels = ClusterChannels {
+                commit: direct_tx.clone(),
+                events: cluster_events,
+                released: released_rx,
+                status: status.clone(),
+                done: done.clone(),
+            };
+            let grace = link.cfg.heartbeat * 2 + cfg.crawl.commit_interval * 2;
+            dispatcher = dispatcher.with_cluster(DispatchCluster::new(link.ownership.clone(), done, status, grace));
+            let membership =
+                tokio::spawn(watch_cluster(run_membership(link.clone(), channels, quit_rx.clone()), shutdown.clone()));
+            let reader = tokio::spawn(watch_cluster(run_reader(link.clone(), direct_tx, quit_rx), shutdown.clone()));
+            vec![membership, reader]
+        }
+        None => {
+            drop((cluster_events, released_rx, direct_tx, quit_rx));
+            Vec::new()
+        }
+    };
     load_hosts(&state, &mut dispatcher, cfg.politeness.robots_max_age)?;
     let progress = Progress::new(opts.quiet);
     let dispatched = dispatcher.run(stop, &shutdown, &progress).await;
@@ -150,6 +202,10 @@ pub async fn run(opts: CrawlOptions) -> Result<CrawlSummary, CrawlError> {
     let committed = committer.join().map_err(|_| CrawlError::Committer("the committer panicked".into()))?;
     for w in workers {
         let _ = w.join();
+    }
+    let _ = quit_tx.send(true);
+    for task in cluster_tasks {
+        let _ = task.await;
     }
     committed?;
     let interrupted = dispatched?;
@@ -172,10 +228,10 @@ fn now_ms() -> u64 {
     SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map(|d| d.as_millis() as u64).unwrap_or(0)
 }
 
-/// Step 2: queue every seed not seen before, from the file `path` or, for `-`, standard
-/// input. A UTF-8 byte order mark and CRLF line ends are
-/// accepted; bad lines (not UTF-8, not a URL) are reported with their line number and skipped.
-fn add_seeds(state: &CrawlState, path: &Path) -> Result<(), CrawlError> {
+/// The seeds of the file `path` or, for `-`, standard input, normalised, with their host
+/// keys. A UTF-8 byte order mark and CRLF line ends are accepted; bad lines (not UTF-8, not a
+/// URL) are reported with their line number and skipped.
+fn read_seeds(path: &Path) -> Result<Vec<(Url, String)>, CrawlError> {
     let bytes = if path == Path::new("-") {
         let mut bytes = Vec::new();
         std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes).map(|_| bytes)
@@ -184,10 +240,7 @@ fn add_seeds(state: &CrawlState, path: &Path) -> Result<(), CrawlError> {
     }
     .map_err(|e| CrawlError::Seeds { path: path.to_path_buf(), reason: e.to_string() })?;
     let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&bytes);
-    let mut batch = state.batch();
-    let mut good = 0;
-    let mut records: std::collections::BTreeMap<String, HostRecord> = Default::default();
-    let mut queued = std::collections::HashSet::new();
+    let mut seeds = Vec::new();
     for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
         let Ok(line) = std::str::from_utf8(line) else {
             eprintln!("warning: {}:{}: seed skipped: the line is not UTF-8", path.display(), i + 1);
@@ -201,8 +254,28 @@ fn add_seeds(state: &CrawlState, path: &Path) -> Result<(), CrawlError> {
                 continue;
             }
         };
-        let (Some(url), Some(host)) = (normalize(&url), host_key(&url)) else { continue };
-        good += 1;
+        if let (Some(url), Some(host)) = (normalize(&url), host_key(&url)) {
+            seeds.push((url, host));
+        }
+    }
+    if seeds.is_empty() {
+        return Err(CrawlError::Seeds { path: path.to_path_buf(), reason: "no valid seed URL".into() });
+    }
+    Ok(seeds)
+}
+
+/// Step 2: queue every seed not seen before ([`read_seeds`]).
+fn add_seeds(state: &CrawlState, path: &Path) -> Result<(), CrawlError> {
+    let seeds = match read_seeds(path) {
+        Ok(seeds) => seeds,
+        // A resumed crawl may run with an empty seeds file.
+        Err(CrawlError::Seeds { .. }) if !state.hosts()?.is_empty() => Vec::new(),
+        Err(e) => return Err(e),
+    };
+    let mut batch = state.batch();
+    let mut records: std::collections::BTreeMap<String, HostRecord> = Default::default();
+    let mut queued = std::collections::HashSet::new();
+    for (url, host) in seeds {
         let mut rec = match records.remove(&host) {
             Some(rec) => rec,
             None => match state.host(&host)? {
@@ -218,9 +291,6 @@ fn add_seeds(state: &CrawlState, path: &Path) -> Result<(), CrawlError> {
     }
     for rec in records.values() {
         batch.put_host(rec);
-    }
-    if good == 0 && state.hosts()?.is_empty() {
-        return Err(CrawlError::Seeds { path: path.to_path_buf(), reason: "no valid seed URL".into() });
     }
     state.commit(batch)?;
     Ok(())
@@ -255,7 +325,8 @@ fn queue_refresh(state: &CrawlState) -> Result<(), CrawlError> {
                 },
             };
             let validators = (!page.validators.is_empty()).then_some(page.validators);
-            let entry = FrontierEntry { url: page.url, depth: page.depth, kind: page.kind, validators, seq: 0 };
+            let entry =
+                FrontierEntry { url: page.url, depth: page.depth, kind: page.kind, validators, seq: 0, stream: None };
             batch.push_frontier(&page.host, entry);
             let mut rec = rec;
             rec.enqueued += 1;
@@ -318,4 +389,72 @@ fn load_hosts(
         dispatcher.add_host(&rec.host, seed, robots, model, rec.pruned);
     }
     Ok(())
+}
+
+/// Step 1b (cluster crawl): connect, take this worker's partitions, forget the queued URLs
+/// of the hosts of partitions not held without a break since the last run (their stream
+/// entries are claimed again by their owners) and give back the leases of an earlier run that
+/// are no longer this worker's.
+async fn join_cluster(cfg: &Config, state: &CrawlState, refresh: bool) -> Result<ClusterLink, CrawlError> {
+    if refresh {
+        return Err(ClusterError::Unsupported("--refresh").into());
+    }
+    let link = ClusterLink::connect(&cfg.cluster).await?;
+    let status = WorkerStatus {
+        worker: cfg.cluster.worker_id.clone(),
+        pid: std::process::id(),
+        started_ms: now_ms(),
+        state: cfg.crawl.state_dir.display().to_string(),
+        ..WorkerStatus::default()
+    };
+    // Workers started together see each other before they take partitions.
+    let settle = (cfg.cluster.heartbeat * 2).max(std::time::Duration::from_secs(1)).min(cfg.cluster.timeout);
+    let joined = crate::cluster::task::join(&link, &status, settle).await?;
+    let (hosts, urls) = forget_unowned(state, &link, &joined.kept)?;
+    if hosts > 0 {
+        eprintln!(
+            "cluster: the partitions of {hosts} hosts were not held here since the last run: \
+             their {urls} queued or waiting URLs are taken from the streams again"
+        );
+    }
+    crate::cluster::task::give_back(&link, &joined.not_mine).await?;
+    tracing::info!(partitions = link.ownership.held().len(), "joined the cluster crawl");
+    Ok(link)
+}
+
+/// Step 2 (cluster crawl): the seeds go to their partitions' streams, once per crawl.
+async fn queue_seeds_cluster(link: &ClusterLink, path: &Path, quiet: bool) -> Result<(), CrawlError> {
+    let seeds: Vec<(u128, RemoteUrl)> = read_seeds(path)?
+        .into_iter()
+        .map(|(url, host)| {
+            let remote = RemoteUrl {
+                host,
+                url: url.to_string(),
+                depth: 0,
+                kind: UrlKind::Page,
+                seed: url.to_string(),
+                cap: None,
+            };
+            (CrawlState::url_identity(url.as_str()), remote)
+        })
+        .collect();
+    let mut conn = link.conn();
+    let loaded =
+        crate::cluster::links::load_seeds(&mut conn, &link.keys, link.cfg.partitions, &link.cfg.worker_id, &seeds)
+            .await?;
+    if let (Some(added), false) = (loaded, quiet) {
+        eprintln!("cluster: {added} seeds queued for the crawl `{}`", link.cfg.name);
+    }
+    Ok(())
+}
+
+/// A cluster loop whose failure stops the worker (its state stays committed).
+async fn watch_cluster(
+    task: impl std::future::Future<Output = Result<(), ClusterError>>,
+    shutdown: Arc<crate::crawl::shutdown::Shutdown>,
+) {
+    if let Err(e) = task.await {
+        eprintln!("error: {e}");
+        shutdown.request(crate::crawl::shutdown::StopReason::ClusterLost(e.to_string()));
+    }
 }

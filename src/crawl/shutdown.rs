@@ -24,17 +24,20 @@ pub enum StopReason {
         /// The configured minimum, bytes.
         min: u64,
     },
+    /// Cluster crawl: Redis failed (the message); the worker stops with its state committed.
+    ClusterLost(String),
 }
 
 impl StopReason {
     /// The process exit status for this stop: 130 (SIGINT) and 143 (SIGTERM) as shells
     /// report a death by signal, 75 (`EX_TEMPFAIL`: run again when there is space) for a low
-    /// disk.
+    /// disk, 69 (`EX_UNAVAILABLE`) when a cluster worker lost Redis.
     pub fn exit_code(&self) -> u8 {
         match self {
             StopReason::Interrupt => 130,
             StopReason::Terminate => 143,
             StopReason::DiskLow { .. } => 75,
+            StopReason::ClusterLost(_) => 69,
         }
     }
 }
@@ -44,6 +47,7 @@ impl std::fmt::Display for StopReason {
         match self {
             StopReason::Interrupt => write!(f, "interrupted (SIGINT)"),
             StopReason::Terminate => write!(f, "terminated (SIGTERM)"),
+            StopReason::ClusterLost(e) => write!(f, "stopped: the cluster's Redis failed: {e}"),
             StopReason::DiskLow { path, free, min } => write!(
                 f,
                 "stopped: {} has {} MiB free, less than min_free_space ({} MiB)",

@@ -250,6 +250,7 @@ fn waiting_done(
         status: s.status,
         content_type: s.content_type,
         warc: s.warc,
+        stream: s.stream,
         extraction,
         class,
     }

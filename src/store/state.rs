@@ -75,6 +75,10 @@ pub struct FrontierEntry {
     /// The validators of an earlier fetch (`crawl --refresh`): the request is conditional.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub validators: Option<crate::crawl::fetch::Validators>,
+    /// Cluster crawl: the URL's entry in its partition's stream (`p/id`,
+    /// [`crate::cluster::StreamRef`]), acknowledged once the URL's outcome is committed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stream: Option<String>,
 }
 
 /// Where a host stands in the learn-then-extract protocol (GoldMiner §III.A).
@@ -217,6 +221,9 @@ pub struct SampledPage {
     /// Where its response is in the crawl's WARC files (none without WARC output).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub warc: Option<crate::write::warc::WarcRef>,
+    /// Cluster crawl: its URL's stream entry (see [`FrontierEntry::stream`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stream: Option<String>,
 }
 
 fn ok_status() -> u16 {
@@ -502,6 +509,13 @@ impl CrawlState {
         Ok(self.store.get(&seen_key(url))?.is_some())
     }
 
+    /// Cluster crawl: true when `url`'s outcome was committed here ([`StateBatch::mark_done`]).
+    pub fn is_done(&self, url: &str) -> Result<bool, StoreError> {
+        let mut k = seen_key(url);
+        k[0] = b'd';
+        Ok(self.store.get(&k)?.is_some())
+    }
+
     /// The record of `host`.
     pub fn host(&self, host: &str) -> Result<Option<HostRecord>, StoreError> {
         self.get_json(&plain_key("h/", host))
@@ -617,6 +631,20 @@ impl StateBatch {
     /// Mark `url` seen without queueing it (e.g. a redirect target that was fetched).
     pub fn mark_seen(&mut self, url: &str) {
         self.batch.put(seen_key(url), Vec::new());
+    }
+
+    /// Forget that `url` was seen (cluster crawl: its host moved to another worker before
+    /// the URL was done here).
+    pub fn unmark_seen(&mut self, url: &str) {
+        self.batch.delete(seen_key(url));
+    }
+
+    /// Cluster crawl: the outcome of `url` is committed here (a re-delivery of its stream
+    /// entry is only acknowledged).
+    pub fn mark_done(&mut self, url: &str) {
+        let mut k = seen_key(url);
+        k[0] = b'd';
+        self.batch.put(k, Vec::new());
     }
 
     /// Remove `host`'s frontier entry `seq` (the page is done, whatever its outcome).
@@ -769,6 +797,7 @@ mod tests {
         let open = || crate::store::open_state_dir(dir.path()).unwrap();
         let page = |seq: u64, html: &str| SampledPage {
             warc: None,
+            stream: None,
             seq,
             url: format!("http://a.org/{seq}"),
             final_url: format!("http://a.org/{seq}"),

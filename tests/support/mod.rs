@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod hostile_server;
+pub mod redis_server;
 pub mod site_server;
 pub mod warc;
 

@@ -17,6 +17,7 @@
 //! extracts the pages that waited beyond the sample (in crawl order), while later pages of that host wait in memory until the drain is done, so
 //! the corpus keeps fetch order within a host whatever the worker timing.
 
+mod cluster;
 mod hosts_view;
 use crate::classify::{PageClass, PageType};
 use crate::config::Config;
@@ -40,6 +41,7 @@ use crate::store::{
 };
 use crate::write::warc::{HttpExchange, WarcRef, WarcWriter};
 use crate::write::{CorpusFormat, CorpusWriter};
+pub use cluster::{forget_unowned, CommitterCluster};
 use crossbeam_channel::{Receiver, Sender};
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::path::Path;
@@ -154,6 +156,8 @@ pub struct Committer {
     stop: Arc<AtomicBool>,
     /// Links to refused IP literals (`http://10.0.0.1/`) are not queued (scope `any`).
     addresses: AddressPolicy,
+    /// Cluster crawl: URLs go through the partition streams ([`cluster`]).
+    cluster: Option<cluster::ClusterBook>,
 }
 
 impl Committer {
@@ -173,6 +177,7 @@ impl Committer {
         work: Sender<WorkItem>,
         events: tokio::sync::mpsc::UnboundedSender<Event>,
         stop: Arc<AtomicBool>,
+        cluster: Option<CommitterCluster>,
     ) -> Result<Committer, CrawlError> {
         let mut seen = SeenSet::new(cfg.dedup.seen_params());
         let log = HashLog::open(log_path, state.hash_log_len()?, |h| {
@@ -238,6 +243,7 @@ impl Committer {
             events,
             stop,
             addresses: AddressPolicy::new(&cfg_allow).unwrap_or_default(),
+            cluster: cluster.map(cluster::ClusterBook::new),
         })
     }
 
@@ -372,6 +378,8 @@ impl Committer {
                 }
                 self.check_yield(&host);
             }
+            CommitMsg::Remote(entries) => self.receive(entries)?,
+            CommitMsg::Release { partition } => self.start_release(partition),
             CommitMsg::Finish { dispatched, interrupted } => {
                 self.finish = Some((dispatched, interrupted));
                 if interrupted {
@@ -496,12 +504,14 @@ impl Committer {
         let (final_url, status, fetched_at, content_type, work) = match result {
             PageResult::RobotsDisallowed => {
                 self.batch.pop_frontier(&host, entry.seq);
+                self.finish_url(&entry.url, entry.stream.as_deref());
                 self.counters.robots_disallowed += 1;
                 self.discard(&host, Discard::RobotsDisallowed);
                 return Ok(());
             }
             PageResult::FetchFailed { reason } => {
                 self.batch.pop_frontier(&host, entry.seq);
+                self.finish_url(&entry.url, entry.stream.as_deref());
                 self.counters.failed += 1;
                 self.discard(&host, Discard::Fetch(reason));
                 return Ok(());
@@ -546,6 +556,14 @@ impl Committer {
         self.batch.pop_frontier(&host, entry.seq);
         if final_url.as_str() != entry.url {
             self.mark_seen(final_url.as_str());
+            self.finish_url(final_url.as_str(), None);
+        }
+        // A page kept for the sample is finished when its record is written.
+        let waits = (200..300).contains(&status)
+            && status != 304
+            && matches!(&work, Some(w) if matches!(w.content, PageContent::Waiting(_)));
+        if !waits {
+            self.finish_url(&entry.url, entry.stream.as_deref());
         }
         let work = match work {
             _ if status == 304 => {
@@ -608,6 +626,7 @@ impl Committer {
                     content_type,
                     html,
                     warc,
+                    stream: entry.stream.clone(),
                 };
                 self.batch.put_waiting(&host, &page)?;
                 let sample_size = self.cfg.learn.sample_size as u64;
@@ -632,6 +651,7 @@ impl Committer {
     fn apply_waiting(&mut self, host: &str, page: WaitingDone) -> Result<(), CrawlError> {
         self.touch(host);
         self.batch.delete_waiting(host, page.seq);
+        self.finish_url(&page.url, page.stream.as_deref());
         let book = self.book(host);
         book.rec.waiting = book.rec.waiting.saturating_sub(1);
         let meta = PageMeta {
@@ -716,7 +736,7 @@ impl Committer {
 
     /// Put `url` (a `kind` URL) on the frontier of `target` at `depth`, unless the host has
     /// `cap` URLs queued already. A host new to the crawl gets a record with the seed
-    /// `new_seed`.
+    /// `new_seed`. In a cluster crawl the URL goes to its partition's stream instead.
     fn queue_url(
         &mut self,
         target: &str,
@@ -726,6 +746,26 @@ impl Committer {
         new_seed: &str,
         cap: u64,
     ) -> Result<(), CrawlError> {
+        if self.cluster.is_some() {
+            self.send_remote(target, url, depth, kind, new_seed, cap);
+            return Ok(());
+        }
+        self.queue_local(target, url, depth, kind, new_seed, cap, None).map(|_| ())
+    }
+
+    /// [`Committer::queue_url`] on this worker's frontier, with the URL's stream entry in a
+    /// cluster crawl. Returns false when the host's cap refused it.
+    #[allow(clippy::too_many_arguments)]
+    fn queue_local(
+        &mut self,
+        target: &str,
+        url: &Url,
+        depth: u32,
+        kind: UrlKind,
+        new_seed: &str,
+        cap: u64,
+        stream: Option<String>,
+    ) -> Result<bool, CrawlError> {
         if !self.hosts.contains_key(target) {
             let rec = match self.state.host(target)? {
                 Some(r) => r,
@@ -735,15 +775,16 @@ impl Committer {
         }
         let book = self.book(target);
         if book.rec.enqueued >= cap {
-            return Ok(());
+            return Ok(false);
         }
         book.rec.enqueued += 1;
         let seed = book.rec.seed.clone();
         self.group_seen.insert(CrawlState::url_identity(url.as_str()));
-        self.batch.push_frontier(target, FrontierEntry { url: url.to_string(), depth, seq: 0, kind, validators: None });
+        let entry = FrontierEntry { url: url.to_string(), depth, seq: 0, kind, validators: None, stream };
+        self.batch.push_frontier(target, entry);
         self.group_work.insert(target.to_string(), seed);
         self.touch(target);
-        Ok(())
+        Ok(true)
     }
 
     /// Queue the in-scope, unseen links of a page (depth + 1, per-host cap); new hosts get a
@@ -896,6 +937,7 @@ impl Committer {
                 }
             }
             batch.put_counters(&self.counters);
+            self.publish_outbox()?;
             self.state.commit(batch)?;
             if self.last_snapshot.is_none_or(|t| t.elapsed() >= SNAPSHOT_INTERVAL) {
                 self.write_snapshot(true);
@@ -906,6 +948,7 @@ impl Committer {
             let new_work = std::mem::take(&mut self.group_work).into_iter().collect();
             let counters = Box::new(self.counters.clone());
             let _ = self.events.send(Event::Committed { pages, new_work, counters });
+            self.after_cluster_commit()?;
         }
         for event in self.events_after_commit.drain(..) {
             let _ = self.events.send(event);

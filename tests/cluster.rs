@@ -1,0 +1,355 @@
+//! One crawl on three workers through Redis (README, "Running on several machines"): three
+//! `webcorpus crawl --cluster` processes over three of the shared sites served on loopback,
+//! against a single-process crawl of the same sites. Checked: every URL fetched once across
+//! the workers (the server's log) with robots.txt and the per-host delay honoured, the union
+//! of the workers' corpora holding the single crawl's URLs, none twice, and no duplicate
+//! paragraph once `webcorpus dedup` has merged them in worker order; then the same with one
+//! worker killed with SIGKILL and restarted, and with one killed and left dead until its
+//! partitions have moved (restarted only after the crawl ended, to cut its corpus back).
+
+mod support;
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use support::redis_server::RedisServer;
+use support::site_server::{shared_sites, RequestLog, SiteServer};
+use webcorpus::cluster::{partition_of, rendezvous_owner};
+use webcorpus::model::Record;
+
+const SEEDS: [&str; 3] =
+    ["http://hidemiyoshi.jp/blog/", "https://www.paraguayos.org/", "http://www-cs.stanford.edu/index.html"];
+const HOSTS: [&str; 3] = ["hidemiyoshi.jp", "www.paraguayos.org", "www-cs.stanford.edu"];
+const WORKERS: [&str; 3] = ["w1", "w2", "w3"];
+const MIN_DELAY_MS: u64 = 20;
+const PARTITIONS: u32 = 64;
+/// A worker that hangs fails the test after this (its processes are killed).
+const DEADLINE: Duration = Duration::from_secs(600);
+
+fn write_setup(dir: &Path, addr: std::net::SocketAddr, cluster: Option<(&str, &str)>) {
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::write(dir.join("seeds.txt"), SEEDS.join("\n")).unwrap();
+    let mut hosts = HOSTS.to_vec();
+    hosts.push("paraguayos.org");
+    let cluster = match cluster {
+        Some((redis, worker)) => format!(
+            "[cluster]\nredis = \"{redis}\"\nname = \"test\"\nworker_id = \"{worker}\"\npartitions = {PARTITIONS}\nheartbeat = \"200ms\"\ntimeout = \"2s\"\n"
+        ),
+        None => String::new(),
+    };
+    let toml = support::loopback_config(
+        addr,
+        &hosts,
+        &format!(
+            "[crawl]\nstate_dir = \"{}\"\nout_dir = \"{}\"\n[politeness]\nmin_delay = \"{MIN_DELAY_MS}ms\"\n{cluster}",
+            dir.join("state").display(),
+            dir.join("corpus").display()
+        ),
+    );
+    std::fs::write(dir.join("config.toml"), toml).unwrap();
+}
+
+fn crawl(dir: &Path) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_webcorpus"))
+        .arg("crawl")
+        .arg("--seeds")
+        .arg(dir.join("seeds.txt"))
+        .arg("--config")
+        .arg(dir.join("config.toml"))
+        .arg("--quiet")
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(dir.join("stderr.log")).unwrap())
+        .spawn()
+        .expect("start webcorpus crawl")
+}
+
+/// Wait for every child; a watchdog kills them all after [`DEADLINE`].
+fn wait_all(children: Vec<Child>) -> Vec<std::process::ExitStatus> {
+    let pids: Vec<u32> = children.iter().map(Child::id).collect();
+    let finished = Arc::new(Mutex::new(false));
+    let flag = finished.clone();
+    std::thread::spawn(move || {
+        std::thread::sleep(DEADLINE);
+        if !*flag.lock().unwrap() {
+            for pid in pids {
+                let _ = Command::new("kill").arg("-9").arg(pid.to_string()).status();
+            }
+        }
+    });
+    let statuses = children.into_iter().map(|mut c| c.wait().unwrap()).collect();
+    *finished.lock().unwrap() = true;
+    statuses
+}
+
+/// The records of a corpus, in file order.
+fn records(dir: &Path) -> Vec<Record> {
+    let text = std::fs::read_to_string(dir.join("corpus/corpus.jsonl")).unwrap_or_default();
+    text.lines().map(|l| Record::from_json(l).expect("every line a whole record")).collect()
+}
+
+/// The worker that owns `host` when all three are live.
+fn owner(host: &str) -> &'static str {
+    let workers: Vec<String> = WORKERS.iter().map(|w| w.to_string()).collect();
+    let owner = rendezvous_owner(partition_of(host, PARTITIONS), &workers).unwrap().to_string();
+    WORKERS.into_iter().find(|w| *w == owner).unwrap()
+}
+
+/// The single-process crawl of the three sites: its record URLs (crawled once per test run).
+fn reference(shared: &Path) -> BTreeSet<String> {
+    static REFERENCE: std::sync::OnceLock<BTreeSet<String>> = std::sync::OnceLock::new();
+    REFERENCE.get_or_init(|| single_crawl(shared)).clone()
+}
+
+fn single_crawl(shared: &Path) -> BTreeSet<String> {
+    let server = SiteServer::start("127.0.0.1:0", shared_sites(&shared.join("sites")));
+    let tmp = tempfile::tempdir().unwrap();
+    write_setup(tmp.path(), server.addr, None);
+    let status = wait_all(vec![crawl(tmp.path())]);
+    assert!(status[0].success(), "single crawl: {:?}", std::fs::read_to_string(tmp.path().join("stderr.log")));
+    records(tmp.path()).into_iter().map(|r| r.url).collect()
+}
+
+/// The workers' corpora: URLs (failing on one written twice, unless `merged_only`) and the
+/// merged corpus of `webcorpus dedup` over them in worker order, checked for duplicate URLs
+/// and paragraphs. Returns the union of the workers' URLs and the merged corpus's.
+fn check_corpora(root: &Path, merged_only: bool) -> (BTreeSet<String>, BTreeSet<String>) {
+    let mut urls = BTreeSet::new();
+    let mut inputs: Vec<PathBuf> = Vec::new();
+    for w in WORKERS {
+        let dir = root.join(w);
+        for r in records(&dir) {
+            let fresh = urls.insert(r.url.clone());
+            assert!(fresh || merged_only, "written by two workers (or twice): {}", r.url);
+        }
+        inputs.push(dir.join("corpus/corpus.jsonl"));
+    }
+    let merged = root.join("merged.jsonl");
+    let status = Command::new(env!("CARGO_BIN_EXE_webcorpus"))
+        .arg("dedup")
+        .args(&inputs)
+        .arg("--out")
+        .arg(&merged)
+        .arg("--config")
+        .arg(root.join("w1/config.toml"))
+        .arg("--quiet")
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let mut merged_urls = BTreeSet::new();
+    let mut paragraphs = HashSet::new();
+    for line in std::fs::read_to_string(&merged).unwrap().lines() {
+        let r = Record::from_json(line).unwrap();
+        assert!(merged_urls.insert(r.url.clone()), "merged corpus: {} twice", r.url);
+        for p in r.paragraphs {
+            assert!(paragraphs.insert(p.text.clone()), "merged corpus: paragraph twice: {:?}", p.text);
+        }
+    }
+    (urls, merged_urls)
+}
+
+/// The workers' corpora hold exactly the single crawl's URLs.
+fn same_urls(found: &BTreeSet<String>, expected: &BTreeSet<String>) {
+    let lost: Vec<_> = expected.difference(found).collect();
+    let extra: Vec<_> = found.difference(expected).collect();
+    assert!(
+        lost.is_empty() && extra.is_empty(),
+        "not in the workers' corpora: {lost:?}; not in the single crawl's: {extra:?}"
+    );
+}
+
+/// Politeness across workers: robots.txt first and at most `robots_per_host` times per host,
+/// the per-host delay between any two requests, nothing robots.txt disallows.
+fn check_politeness(requests: &[RequestLog], robots_per_host: usize) {
+    for host in HOSTS {
+        let mine: Vec<&RequestLog> = requests.iter().filter(|r| r.host == host).collect();
+        assert_eq!(mine.first().map(|r| r.path.as_str()), Some("/robots.txt"), "{host}: robots.txt first");
+        let robots = mine.iter().filter(|r| r.path == "/robots.txt").count();
+        assert!(robots <= robots_per_host, "{host}: robots.txt fetched {robots} times");
+        for w in mine.windows(2) {
+            let gap = w[1].at.duration_since(w[0].at);
+            assert!(gap >= Duration::from_millis(MIN_DELAY_MS), "{host}: requests {gap:?} apart");
+        }
+    }
+    for r in requests.iter().filter(|r| r.host == "www.paraguayos.org") {
+        for bad in ["/category/", "/tag/", "/page/", "/wp-admin/", "/archives/", "/search"] {
+            assert!(!r.path.starts_with(bad), "robots.txt disallows {}", r.path);
+        }
+    }
+}
+
+/// Pages (not robots.txt) requested more than once.
+fn requested_twice(requests: &[RequestLog]) -> Vec<(String, String)> {
+    let mut count: HashMap<(String, String), usize> = HashMap::new();
+    for r in requests.iter().filter(|r| r.path != "/robots.txt") {
+        *count.entry((r.host.clone(), r.path.clone())).or_default() += 1;
+    }
+    count.into_iter().filter(|(_, n)| *n > 1).map(|(k, _)| k).collect()
+}
+
+fn start_workers(root: &Path, addr: std::net::SocketAddr, redis: &str) -> Vec<Child> {
+    WORKERS
+        .into_iter()
+        .map(|w| {
+            write_setup(&root.join(w), addr, Some((redis, w)));
+            crawl(&root.join(w))
+        })
+        .collect()
+}
+
+fn assert_all_succeeded(root: &Path, statuses: &[std::process::ExitStatus]) {
+    for (w, status) in WORKERS.iter().zip(statuses) {
+        let log = std::fs::read_to_string(root.join(w).join("stderr.log")).unwrap_or_default();
+        assert!(status.success(), "{w}: {status:?}\n{log}");
+    }
+}
+
+/// Wait until the server has answered `n` requests for `host`.
+fn wait_for_requests(server: &SiteServer, host: &str, n: usize) {
+    let deadline = Instant::now() + DEADLINE;
+    while server.requests().iter().filter(|r| r.host == host).count() < n {
+        assert!(Instant::now() < deadline, "{host}: fewer than {n} requests");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn three_workers_crawl_the_shared_sites_as_one_crawl() {
+    let Some(shared) = support::shared_dir("three_workers_crawl_the_shared_sites_as_one_crawl") else { return };
+    let Some(redis) = RedisServer::start("three_workers_crawl_the_shared_sites_as_one_crawl") else { return };
+    let expected = reference(&shared);
+    let server = SiteServer::start("127.0.0.1:0", shared_sites(&shared.join("sites")));
+    let root = tempfile::tempdir().unwrap();
+    let statuses = wait_all(start_workers(root.path(), server.addr, &redis.url));
+    assert_all_succeeded(root.path(), &statuses);
+    let requests = server.requests();
+    assert_eq!(requested_twice(&requests), Vec::new(), "every URL fetched exactly once across the workers");
+    check_politeness(&requests, 1);
+    same_urls(&check_corpora(root.path(), false).0, &expected);
+    // Each host was crawled by its owner alone.
+    for host in HOSTS {
+        let by: Vec<&str> =
+            WORKERS.into_iter().filter(|w| records(&root.path().join(w)).iter().any(|r| r.host == host)).collect();
+        assert_eq!(by, vec![owner(host)], "{host}: written by {by:?}");
+    }
+    // `stats --cluster` lists the three workers and the crawl's totals.
+    let out = Command::new(env!("CARGO_BIN_EXE_webcorpus"))
+        .args(["stats", "--cluster", &redis.url, "--crawl-name", "test", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["workers"].as_array().unwrap().len(), 3, "{json}");
+    assert_eq!(json["totals"]["records"].as_u64().unwrap() as usize, expected.len(), "{json}");
+    assert_eq!(json["queued"].as_u64(), Some(0), "{json}");
+}
+
+/// Kill -9 the worker that owns hidemiyoshi.jp while it samples the site, and start it again
+/// at once (within the lease timeout): it resumes its own state; nothing is lost, nothing is
+/// written twice.
+#[test]
+fn a_worker_killed_and_restarted_loses_nothing_and_writes_nothing_twice() {
+    let test = "a_worker_killed_and_restarted_loses_nothing_and_writes_nothing_twice";
+    let Some(shared) = support::shared_dir(test) else { return };
+    let Some(redis) = RedisServer::start(test) else { return };
+    let expected = reference(&shared);
+    let server = SiteServer::start("127.0.0.1:0", shared_sites(&shared.join("sites")));
+    let root = tempfile::tempdir().unwrap();
+    let mut children = start_workers(root.path(), server.addr, &redis.url);
+    let victim = WORKERS.iter().position(|w| *w == owner("hidemiyoshi.jp")).unwrap();
+    wait_for_requests(&server, "hidemiyoshi.jp", 40);
+    children[victim].kill().unwrap();
+    children[victim].wait().unwrap();
+    children[victim] = crawl(&root.path().join(WORKERS[victim]));
+    let statuses = wait_all(children);
+    assert_all_succeeded(root.path(), &statuses);
+    check_politeness(&server.requests(), 2);
+    same_urls(&check_corpora(root.path(), false).0, &expected);
+}
+
+/// Kill -9 the worker that owns hidemiyoshi.jp and leave it dead until the other workers hold
+/// its partitions: they crawl its hosts from the stream entries it left pending. Started again
+/// after the crawl ended (which cuts its corpus back to what it committed), nothing is lost;
+/// the pages of its last, uncommitted group may be written again by the new owner, and the
+/// merged corpus of `webcorpus dedup` holds each URL and paragraph once.
+#[test]
+fn a_dead_worker_s_hosts_move_to_the_others() {
+    let test = "a_dead_worker_s_hosts_move_to_the_others";
+    let Some(shared) = support::shared_dir(test) else { return };
+    let Some(redis) = RedisServer::start(test) else { return };
+    let expected = reference(&shared);
+    let server = SiteServer::start("127.0.0.1:0", shared_sites(&shared.join("sites")));
+    let root = tempfile::tempdir().unwrap();
+    let mut children = start_workers(root.path(), server.addr, &redis.url);
+    let victim_name = owner("hidemiyoshi.jp");
+    let victim = WORKERS.iter().position(|w| *w == victim_name).unwrap();
+    wait_for_requests(&server, "hidemiyoshi.jp", 40);
+    children[victim].kill().unwrap();
+    children[victim].wait().unwrap();
+    let dead = children.remove(victim);
+    drop(dead);
+    // The partition of hidemiyoshi.jp moves to a live worker once the lease lapses.
+    let lease = format!("webcorpus:{{test.{}}}:lease", partition_of("hidemiyoshi.jp", PARTITIONS));
+    let mut conn = redis.conn();
+    let deadline = Instant::now() + DEADLINE;
+    loop {
+        let holder: Option<String> = redis::cmd("GET").arg(&lease).query(&mut conn).unwrap();
+        if holder.as_deref().is_some_and(|h| h != victim_name) {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the dead worker's partition never moved");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let before_restart = server.requests().len();
+    let statuses = wait_all(children);
+    for status in &statuses {
+        assert!(status.success(), "{status:?}");
+    }
+    assert!(server.requests().len() > before_restart, "the live workers went on crawling");
+    // Started again after the end: it forgets the hosts it no longer holds and cuts its
+    // corpus back to its last commit.
+    let restarted = wait_all(vec![crawl(&root.path().join(victim_name))]);
+    assert!(restarted[0].success());
+    check_politeness(&server.requests(), 2);
+    same_urls(&check_corpora(root.path(), true).0, &expected);
+}
+
+/// A third worker joins a running crawl of two: the partitions it wins move to it (their
+/// hosts' samples are written by their old owner first); still every page is fetched once
+/// and written once.
+#[test]
+fn a_worker_joining_a_running_crawl_takes_its_partitions_over() {
+    let test = "a_worker_joining_a_running_crawl_takes_its_partitions_over";
+    let Some(shared) = support::shared_dir(test) else { return };
+    let Some(redis) = RedisServer::start(test) else { return };
+    let expected = reference(&shared);
+    let server = SiteServer::start("127.0.0.1:0", shared_sites(&shared.join("sites")));
+    let root = tempfile::tempdir().unwrap();
+    let mut children = Vec::new();
+    for w in &WORKERS[..2] {
+        write_setup(&root.path().join(w), server.addr, Some((&redis.url, w)));
+        children.push(crawl(&root.path().join(w)));
+    }
+    wait_for_requests(&server, "www-cs.stanford.edu", 60);
+    let late = WORKERS[2];
+    write_setup(&root.path().join(late), server.addr, Some((&redis.url, late)));
+    children.push(crawl(&root.path().join(late)));
+    let statuses = wait_all(children);
+    assert_all_succeeded(root.path(), &statuses);
+    let requests = server.requests();
+    assert_eq!(requested_twice(&requests), Vec::new(), "every URL fetched exactly once across the workers");
+    check_politeness(&requests, 2);
+    // A page whose paragraphs were all written by its host's old owner is a record of the
+    // new owner (its Onion has not seen them) but an all-duplicate in the single crawl: the
+    // merged corpus drops it again.
+    let (raw, merged) = check_corpora(root.path(), false);
+    assert!(expected.is_subset(&raw), "nothing lost");
+    same_urls(&merged, &expected);
+    let status: serde_json::Value = {
+        let mut conn = redis.conn();
+        let json: String = redis::cmd("HGET").arg("webcorpus:{test}:status").arg(late).query(&mut conn).unwrap();
+        serde_json::from_str(&json).unwrap()
+    };
+    assert!(status["fetched"].as_u64().unwrap() > 0, "the late worker crawled: {status}");
+}
