@@ -39,6 +39,9 @@ use std::time::Duration;
 /// The consumer group of every partition stream.
 pub const GROUP: &str = "owners";
 
+/// How long a stream read waits for new entries.
+pub const READ_BLOCK: Duration = Duration::from_millis(200);
+
 /// `[cluster]` section: how a worker joins a crawl shared through Redis. Off (the
 /// single-machine crawl) while `redis` is empty.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
@@ -120,6 +123,18 @@ pub enum ClusterError {
     /// An option that a cluster worker does not support.
     #[error("{0} is not supported in a cluster crawl")]
     Unsupported(&'static str),
+}
+
+impl ClusterError {
+    /// Name the server in a Redis error that does not name it yet.
+    pub fn at(self, redis_url: &str) -> ClusterError {
+        match self {
+            ClusterError::Redis { url, source } if url.is_empty() => {
+                ClusterError::Redis { url: redis_url.to_string(), source }
+            }
+            other => other,
+        }
+    }
 }
 
 /// The partition of `host`: xxh3-64 of the host key modulo `partitions`.
@@ -339,7 +354,13 @@ impl ClusterLink {
     pub async fn connect(cfg: &ClusterConfig) -> Result<ClusterLink, ClusterError> {
         let err = |source| ClusterError::Redis { url: cfg.redis.clone(), source };
         let client = redis::Client::open(cfg.redis.as_str()).map_err(err)?;
-        let conn = redis::aio::ConnectionManager::new(client.clone()).await.map_err(err)?;
+        // Every command answers or fails within the timeout (a worker that cannot reach
+        // Redis stops rather than hangs); reconnection is tried twice.
+        let manager = redis::aio::ConnectionManagerConfig::new()
+            .set_response_timeout(cfg.timeout)
+            .set_connection_timeout(cfg.timeout)
+            .set_number_of_retries(2);
+        let conn = redis::aio::ConnectionManager::new_with_config(client.clone(), manager).await.map_err(err)?;
         Ok(ClusterLink {
             keys: Keys::new(&cfg.name),
             ownership: Ownership::new(cfg.partitions),
@@ -366,7 +387,10 @@ impl ClusterLink {
     /// # Errors
     /// [`ClusterError::Redis`].
     pub async fn dedicated(&self) -> Result<redis::aio::MultiplexedConnection, ClusterError> {
-        self.client.get_multiplexed_async_connection().await.map_err(|e| self.err(e))
+        let config = redis::AsyncConnectionConfig::new()
+            .set_connection_timeout(self.cfg.timeout)
+            .set_response_timeout(self.cfg.timeout + READ_BLOCK);
+        self.client.get_multiplexed_async_connection_with_config(&config).await.map_err(|e| self.err(e))
     }
 
     fn err(&self, source: redis::RedisError) -> ClusterError {
@@ -380,7 +404,10 @@ impl ClusterLink {
     /// # Errors
     /// [`ClusterError::Redis`].
     pub fn publish_blocking(&self, urls: &[(u128, RemoteUrl)]) -> Result<u64, ClusterError> {
-        let added = self.handle.block_on(links::publish(&mut self.conn(), &self.keys, self.cfg.partitions, urls))?;
+        let added = self
+            .handle
+            .block_on(links::publish(&mut self.conn(), &self.keys, self.cfg.partitions, urls))
+            .map_err(|e| e.at(&self.cfg.redis))?;
         self.published.fetch_add(added, Ordering::Relaxed);
         Ok(added)
     }

@@ -60,6 +60,10 @@ pub struct ClusterReport {
 /// # Errors
 /// [`ClusterError::Redis`].
 pub async fn cluster_report(cfg: &ClusterConfig) -> Result<ClusterReport, ClusterError> {
+    read_report(cfg).await.map_err(|e| e.at(&cfg.redis))
+}
+
+async fn read_report(cfg: &ClusterConfig) -> Result<ClusterReport, ClusterError> {
     let link = ClusterLink::connect(cfg).await?;
     let err = |source| ClusterError::Redis { url: cfg.redis.clone(), source };
     let mut conn = link.conn();

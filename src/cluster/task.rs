@@ -292,7 +292,8 @@ pub async fn run_reader(
             }
             continue;
         }
-        let entries = read(&mut conn, &link.keys, &link.cfg.worker_id, &held, 200).await.map_err(|e| match e {
+        let block_ms = super::READ_BLOCK.as_millis() as u64;
+        let entries = read(&mut conn, &link.keys, &link.cfg.worker_id, &held, block_ms).await.map_err(|e| match e {
             ClusterError::Redis { source, .. } => ClusterError::Redis { url: link.cfg.redis.clone(), source },
             other => other,
         })?;

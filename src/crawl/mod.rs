@@ -8,7 +8,8 @@
 //! - [`committer`]: the single writer — Onion dedup in memory, the corpus, group commits.
 //!
 //! They talk through bounded queues ([`messages`]); [`progress`] draws the live counters and
-//! [`stats`] reports on a state.
+//! [`stats`] reports on a state. A cluster worker ([`crate::cluster`]) runs the same three
+//! stages; its URLs travel through Redis and it fetches only the hosts of its partitions.
 
 pub mod address;
 pub mod committer;

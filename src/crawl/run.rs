@@ -109,7 +109,7 @@ pub async fn run(opts: CrawlOptions) -> Result<CrawlSummary, CrawlError> {
     let stop = Arc::new(AtomicBool::new(false));
     let (released_tx, released_rx) = tokio::sync::mpsc::unbounded_channel();
     if let Some(link) = &cluster {
-        let claimed = crate::cluster::task::claim_held(link).await?;
+        let claimed = crate::cluster::task::claim_held(link).await.map_err(|e| e.at(&link.cfg.redis))?;
         if !claimed.is_empty() {
             let _ = direct_tx.send(crate::crawl::messages::CommitMsg::Remote(claimed));
         }
@@ -181,9 +181,11 @@ pub async fn run(opts: CrawlOptions) -> Result<CrawlSummary, CrawlError> {
             };
             let grace = link.cfg.heartbeat * 2 + cfg.crawl.commit_interval * 2;
             dispatcher = dispatcher.with_cluster(DispatchCluster::new(link.ownership.clone(), done, status, grace));
-            let membership =
-                tokio::spawn(watch_cluster(run_membership(link.clone(), channels, quit_rx.clone()), shutdown.clone()));
-            let reader = tokio::spawn(watch_cluster(run_reader(link.clone(), direct_tx, quit_rx), shutdown.clone()));
+            let redis = cfg.cluster.redis.clone();
+            let membership = run_membership(link.clone(), channels, quit_rx.clone());
+            let membership = tokio::spawn(watch_cluster(membership, shutdown.clone(), redis.clone()));
+            let reader = run_reader(link.clone(), direct_tx, quit_rx);
+            let reader = tokio::spawn(watch_cluster(reader, shutdown.clone(), redis));
             vec![membership, reader]
         }
         None => {
@@ -203,9 +205,17 @@ pub async fn run(opts: CrawlOptions) -> Result<CrawlSummary, CrawlError> {
     for w in workers {
         let _ = w.join();
     }
+    // The membership loop marks the worker stopped and gives its leases back; bounded, as
+    // Redis may be the reason the crawl stopped.
     let _ = quit_tx.send(true);
     for task in cluster_tasks {
-        let _ = task.await;
+        let abort = task.abort_handle();
+        if tokio::time::timeout(cfg.cluster.timeout, task).await.is_err() {
+            abort.abort();
+            eprintln!(
+                "warning: the cluster's Redis did not answer at the end; the leases lapse after [cluster] timeout"
+            );
+        }
     }
     committed?;
     let interrupted = dispatched?;
@@ -400,6 +410,7 @@ async fn join_cluster(cfg: &Config, state: &CrawlState, refresh: bool) -> Result
         return Err(ClusterError::Unsupported("--refresh").into());
     }
     let link = ClusterLink::connect(&cfg.cluster).await?;
+    let at = |e: ClusterError| e.at(&cfg.cluster.redis);
     let status = WorkerStatus {
         worker: cfg.cluster.worker_id.clone(),
         pid: std::process::id(),
@@ -409,7 +420,7 @@ async fn join_cluster(cfg: &Config, state: &CrawlState, refresh: bool) -> Result
     };
     // Workers started together see each other before they take partitions.
     let settle = (cfg.cluster.heartbeat * 2).max(std::time::Duration::from_secs(1)).min(cfg.cluster.timeout);
-    let joined = crate::cluster::task::join(&link, &status, settle).await?;
+    let joined = crate::cluster::task::join(&link, &status, settle).await.map_err(at)?;
     let (hosts, urls) = forget_unowned(state, &link, &joined.kept)?;
     if hosts > 0 {
         eprintln!(
@@ -417,7 +428,7 @@ async fn join_cluster(cfg: &Config, state: &CrawlState, refresh: bool) -> Result
              their {urls} queued or waiting URLs are taken from the streams again"
         );
     }
-    crate::cluster::task::give_back(&link, &joined.not_mine).await?;
+    crate::cluster::task::give_back(&link, &joined.not_mine).await.map_err(at)?;
     tracing::info!(partitions = link.ownership.held().len(), "joined the cluster crawl");
     Ok(link)
 }
@@ -441,7 +452,8 @@ async fn queue_seeds_cluster(link: &ClusterLink, path: &Path, quiet: bool) -> Re
     let mut conn = link.conn();
     let loaded =
         crate::cluster::links::load_seeds(&mut conn, &link.keys, link.cfg.partitions, &link.cfg.worker_id, &seeds)
-            .await?;
+            .await
+            .map_err(|e| e.at(&link.cfg.redis))?;
     if let (Some(added), false) = (loaded, quiet) {
         eprintln!("cluster: {added} seeds queued for the crawl `{}`", link.cfg.name);
     }
@@ -452,8 +464,10 @@ async fn queue_seeds_cluster(link: &ClusterLink, path: &Path, quiet: bool) -> Re
 async fn watch_cluster(
     task: impl std::future::Future<Output = Result<(), ClusterError>>,
     shutdown: Arc<crate::crawl::shutdown::Shutdown>,
+    redis: String,
 ) {
     if let Err(e) = task.await {
+        let e = e.at(&redis);
         eprintln!("error: {e}");
         shutdown.request(crate::crawl::shutdown::StopReason::ClusterLost(e.to_string()));
     }

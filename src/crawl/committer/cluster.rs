@@ -52,7 +52,7 @@ impl ClusterBook {
 }
 
 fn cluster_err(e: crate::cluster::ClusterError) -> CrawlError {
-    CrawlError::Committer(e.to_string())
+    CrawlError::Cluster(e)
 }
 
 impl Committer {
@@ -144,7 +144,7 @@ impl Committer {
     /// partitions released by the previous group, and look for releases that can go ahead.
     pub(super) fn after_cluster_commit(&mut self) -> Result<(), CrawlError> {
         let Some(c) = &mut self.cluster else { return Ok(()) };
-        c.link.ack_blocking(&c.acks).map_err(cluster_err)?;
+        c.link.ack_blocking(&c.acks).map_err(|e| cluster_err(e.at(&c.link.cfg.redis)))?;
         c.acks.clear();
         c.group_done.clear();
         for p in c.released_after_commit.drain(..) {
