@@ -28,6 +28,9 @@ pub enum Command {
     Extract(ExtractArgs),
     /// Print what a crawl state holds: hosts, pages, models, queues, corpus, duplicates.
     Stats(StatsArgs),
+    /// Write one self-contained HTML file that shows, for a host of a crawl, why each text
+    /// block of its pages was kept or dropped, with its learned model.
+    Show(ShowArgs),
     /// Onion paragraph deduplication over existing corpora (JSONL, vertical, text), in the
     /// order given: the first instance of a paragraph wins. Also merges several crawls.
     Dedup(DedupArgs),
@@ -234,6 +237,10 @@ pub struct CrawlArgs {
     /// as new records with the same id, Onion dropping the paragraphs already written.
     #[arg(long)]
     pub refresh: bool,
+    /// Serve a live status page (HTML at `/`, JSON at `/status.json`) on `PORT` (loopback) or
+    /// `ADDRESS:PORT` while the crawl runs (overrides [crawl] status).
+    #[arg(long, value_name = "[ADDRESS:]PORT")]
+    pub status: Option<String>,
     /// Join a crawl shared by several workers through this Redis server, e.g.
     /// `redis://10.0.0.5:6379/` (overrides [cluster] redis; README, "Running on several
     /// machines").
@@ -307,6 +314,32 @@ pub struct StatsArgs {
     #[arg(long)]
     pub crawl_name: Option<String>,
     /// Configuration file, for [cluster] (with --cluster).
+    #[arg(long, default_value = "config.toml")]
+    pub config: PathBuf,
+}
+
+/// `webcorpus show`.
+#[derive(Debug, clap::Args)]
+pub struct ShowArgs {
+    /// State directory of a finished (or stopped) crawl.
+    #[arg(long, default_value = "state")]
+    pub state: PathBuf,
+    /// The host (as `webcorpus stats` lists it).
+    #[arg(long)]
+    pub host: String,
+    /// Only this page of the host.
+    #[arg(long)]
+    pub url: Option<String>,
+    /// The crawl's corpus directory, with its `warc/` (default: [crawl] out_dir).
+    #[arg(long)]
+    pub corpus: Option<PathBuf>,
+    /// Pages shown at most, in crawl order.
+    #[arg(long, default_value_t = 100)]
+    pub max_pages: usize,
+    /// The HTML file to write.
+    #[arg(long, default_value = "show.html")]
+    pub out: PathBuf,
+    /// The crawl's configuration file (extractor, thresholds).
     #[arg(long, default_value = "config.toml")]
     pub config: PathBuf,
 }

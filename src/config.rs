@@ -162,6 +162,9 @@ pub struct CrawlConfig {
     pub min_yield: f64,
     /// Pages fetched from a host before its yield is judged. Default 50.
     pub yield_min_pages: u64,
+    /// Serve the crawl's status page on this address (`PORT` = 127.0.0.1:PORT, or
+    /// `ADDRESS:PORT`); empty (default) = off ([`crate::crawl::status_page`]).
+    pub status: String,
 }
 
 /// URL substrings not followed by default: MediaWiki edit/history/permalink/special pages,
@@ -205,6 +208,7 @@ impl Default for CrawlConfig {
             languages: Vec::new(),
             min_yield: 0.0,
             yield_min_pages: 50,
+            status: String::new(),
         }
     }
 }
@@ -276,6 +280,9 @@ impl Config {
             |key: &'static str, reason: String| ConfigError::Invalid { path: path.to_path_buf(), key, reason };
         if !(self.learn.relearn_miss_rise > 0.0 && self.learn.relearn_miss_rise <= 1.0) {
             return Err(invalid("learn.relearn_miss_rise", "must be above 0 and at most 1".into()));
+        }
+        if !self.crawl.status.is_empty() {
+            crate::crawl::status_page::parse_addr(&self.crawl.status).map_err(|e| invalid("crawl.status", e))?;
         }
         if let Some((key, reason)) = self.cluster.check() {
             return Err(invalid(key, reason));

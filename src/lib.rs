@@ -15,7 +15,8 @@
 //! 10. [`nn`] — the small neural-network toolkit (dense and LSTM layers, Adam, weighted
 //!     binary cross-entropy, a model file format) under the learned models;
 //! 11. [`boilernet`] — BoilerNet, the BiLSTM block labeller (`--extractor boilernet`);
-//! 12. [`cluster`] — one crawl on many workers through Redis (partition streams, leases).
+//! 12. [`cluster`] — one crawl on many workers through Redis (partition streams, leases);
+//! 13. [`show`] — a host's pages as HTML, each text block marked by what decided its fate.
 
 pub mod boilernet;
 pub mod classify;
@@ -30,6 +31,7 @@ pub mod extract;
 pub mod html;
 pub mod model;
 pub mod nn;
+pub mod show;
 pub mod store;
 pub mod write;
 

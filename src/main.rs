@@ -7,7 +7,7 @@ use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
 use webcorpus::cli::{
-    Cli, Command, CrawlArgs, DedupArgs, EvalArgs, ExtractArgs, ScoreArgs, StatsArgs, TrainBoilernetArgs,
+    Cli, Command, CrawlArgs, DedupArgs, EvalArgs, ExtractArgs, ScoreArgs, ShowArgs, StatsArgs, TrainBoilernetArgs,
     TrainClassifierArgs, TrainCombinerArgs, TrainCommand,
 };
 use webcorpus::config::Config;
@@ -66,6 +66,7 @@ fn run(cli: Cli) -> Result<u8> {
         Command::Crawl(args) => return crawl(args),
         Command::Extract(args) => extract(args),
         Command::Stats(args) => stats(args),
+        Command::Show(args) => show(args),
         Command::Score(args) => score(args),
         Command::Dedup(args) => dedup(args),
         Command::Export(args) => export(args),
@@ -108,6 +109,10 @@ fn crawl(args: CrawlArgs) -> Result<u8> {
     }
     if args.no_warc {
         config.warc.enabled = false;
+    }
+    if let Some(status) = args.status {
+        webcorpus::crawl::status_page::parse_addr(&status).map_err(|e| anyhow::anyhow!("--status: {e}"))?;
+        config.crawl.status = status;
     }
     if let Some(redis) = args.cluster {
         config.cluster.redis = redis;
@@ -324,6 +329,23 @@ fn extraction_line(
         }
         Err(e) => serde_json::json!({ "error": e.to_string() }),
     }
+}
+
+fn show(args: ShowArgs) -> Result<()> {
+    let config = load_config(&args.config)?;
+    let corpus = args.corpus.clone().unwrap_or_else(|| config.crawl.out_dir.clone());
+    let view =
+        webcorpus::show::show_host(&args.state, &corpus, &args.host, args.url.as_deref(), args.max_pages, &config)?;
+    let html = webcorpus::show::render(&args.host, &view);
+    std::fs::write(&args.out, html).with_context(|| format!("writing {}", args.out.display()))?;
+    let blocks: usize = view.pages.iter().map(|p| p.blocks.len()).sum();
+    println!(
+        "{}: {} pages of {}, {blocks} text blocks, each marked kept or why it was dropped",
+        args.out.display(),
+        view.pages.len(),
+        args.host
+    );
+    Ok(())
 }
 
 fn stats(args: StatsArgs) -> Result<()> {

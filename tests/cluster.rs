@@ -11,7 +11,7 @@ mod support;
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use support::redis_server::RedisServer;
@@ -52,14 +52,7 @@ fn write_setup(dir: &Path, addr: std::net::SocketAddr, cluster: Option<(&str, &s
 }
 
 fn crawl(dir: &Path) -> Child {
-    Command::new(env!("CARGO_BIN_EXE_webcorpus"))
-        .arg("crawl")
-        .arg("--seeds")
-        .arg(dir.join("seeds.txt"))
-        .arg("--config")
-        .arg(dir.join("config.toml"))
-        .arg("--quiet")
-        .stdout(Stdio::null())
+    support::crawl_command(dir)
         .stderr(std::fs::File::create(dir.join("stderr.log")).unwrap())
         .spawn()
         .expect("start webcorpus crawl")

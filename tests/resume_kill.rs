@@ -8,7 +8,6 @@ mod support;
 
 use std::collections::{BTreeSet, HashSet};
 use std::path::Path;
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 use support::site_server::{shared_sites, SiteServer};
 
@@ -27,19 +26,6 @@ fn write_setup(dir: &Path, addr: std::net::SocketAddr) {
         ),
     );
     std::fs::write(dir.join("config.toml"), toml).unwrap();
-}
-
-fn crawl_command(dir: &Path) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_webcorpus"));
-    cmd.arg("crawl")
-        .arg("--seeds")
-        .arg(dir.join("seeds.txt"))
-        .arg("--config")
-        .arg(dir.join("config.toml"))
-        .arg("--quiet")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null());
-    cmd
 }
 
 /// URLs of the corpus, failing on a record or an unparsable line written twice.
@@ -94,20 +80,20 @@ fn abort_inside_group_commits_and_during_learning_then_resume_gives_the_uninterr
     let server = SiteServer::start("127.0.0.1:0", shared_sites(&shared.join("sites")));
     let reference = tempfile::tempdir().unwrap();
     write_setup(reference.path(), server.addr);
-    assert!(crawl_command(reference.path()).status().unwrap().success());
+    assert!(support::crawl_command(reference.path()).status().unwrap().success());
     let expected = corpus_urls(reference.path());
 
     let killed = tempfile::tempdir().unwrap();
     write_setup(killed.path(), server.addr);
     let mut died = 0;
     for point in ["group:2", "learned:1", "group:5", "learned:1", "group:1", "group:9"] {
-        let status = crawl_command(killed.path()).env("WEBCORPUS_DIE_AT", point).status().unwrap();
+        let status = support::crawl_command(killed.path()).env("WEBCORPUS_DIE_AT", point).status().unwrap();
         if !status.success() {
             died += 1;
         }
     }
     assert!(died >= 4, "only {died} runs reached their kill point");
-    assert!(crawl_command(killed.path()).status().unwrap().success(), "the final resume finishes");
+    assert!(support::crawl_command(killed.path()).status().unwrap().success(), "the final resume finishes");
     let resumed = corpus_urls(killed.path());
     let missing: Vec<_> = expected.difference(&resumed).collect();
     let extra: Vec<_> = resumed.difference(&expected).collect();
@@ -123,7 +109,7 @@ fn sigkill_at_random_moments_then_resume_gives_the_uninterrupted_corpus() {
     let reference = tempfile::tempdir().unwrap();
     write_setup(reference.path(), server.addr);
     let start = Instant::now();
-    assert!(crawl_command(reference.path()).status().unwrap().success());
+    assert!(support::crawl_command(reference.path()).status().unwrap().success());
     let full_run = start.elapsed();
     let expected = corpus_urls(reference.path());
     assert!(expected.len() > 100, "reference corpus has {} records", expected.len());
@@ -138,7 +124,7 @@ fn sigkill_at_random_moments_then_resume_gives_the_uninterrupted_corpus() {
         seed ^= seed >> 7;
         seed ^= seed << 17;
         let after = Duration::from_millis(200 + seed % (full_run.as_millis() as u64 / 3).max(300));
-        let mut child = crawl_command(killed.path()).spawn().unwrap();
+        let mut child = support::crawl_command(killed.path()).spawn().unwrap();
         std::thread::sleep(after);
         if child.try_wait().unwrap().is_none() {
             child.kill().unwrap(); // SIGKILL
@@ -147,7 +133,7 @@ fn sigkill_at_random_moments_then_resume_gives_the_uninterrupted_corpus() {
         child.wait().unwrap();
     }
     assert!(kills >= 3, "only {kills} runs were killed before they finished");
-    assert!(crawl_command(killed.path()).status().unwrap().success(), "the final resume finishes");
+    assert!(support::crawl_command(killed.path()).status().unwrap().success(), "the final resume finishes");
     let resumed = corpus_urls(killed.path());
     let missing: Vec<_> = expected.difference(&resumed).collect();
     let extra: Vec<_> = resumed.difference(&expected).collect();

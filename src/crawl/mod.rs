@@ -28,6 +28,7 @@ pub mod shutdown;
 pub mod snapshot;
 pub mod sources;
 pub mod stats;
+pub mod status_page;
 pub mod url;
 pub mod workers;
 
@@ -35,7 +36,7 @@ use crate::config::Config;
 use crate::store::{Counters, StoreError};
 use std::path::PathBuf;
 
-pub use run::run;
+pub use run::{run, WARC_DIR};
 
 /// Errors that stop a crawl. A bad page never does: it is a counted discard.
 #[derive(Debug, thiserror::Error)]
@@ -81,6 +82,14 @@ pub enum CrawlError {
     /// The cluster's Redis failed, or the cluster settings are unusable.
     #[error(transparent)]
     Cluster(#[from] crate::cluster::ClusterError),
+    /// The status page's address cannot be bound.
+    #[error("--status {addr}: {source}")]
+    StatusPage {
+        /// The address.
+        addr: String,
+        /// Why.
+        source: std::io::Error,
+    },
     /// The signal handlers could not be installed.
     #[error("cannot install the signal handlers: {0}")]
     Signals(std::io::Error),

@@ -194,8 +194,15 @@ pub async fn run(opts: CrawlOptions) -> Result<CrawlSummary, CrawlError> {
         }
     };
     load_hosts(&state, &mut dispatcher, cfg.politeness.robots_max_age)?;
+    let status_page = match cfg.crawl.status.as_str() {
+        "" => None,
+        text => Some(start_status_page(text, &cfg.crawl.state_dir, opts.quiet).await?),
+    };
     let progress = Progress::new(opts.quiet);
     let dispatched = dispatcher.run(stop, &shutdown, &progress).await;
+    if let Some(task) = status_page {
+        task.abort();
+    }
     progress.finish();
     drop(dispatcher);
     disks.abort();
@@ -471,4 +478,24 @@ async fn watch_cluster(
         eprintln!("error: {e}");
         shutdown.request(crate::crawl::shutdown::StopReason::ClusterLost(e.to_string()));
     }
+}
+
+/// Step 4b (`--status`): serve the status page while the crawl runs.
+async fn start_status_page(
+    text: &str,
+    state_dir: &Path,
+    quiet: bool,
+) -> Result<tokio::task::JoinHandle<()>, CrawlError> {
+    let addr = crate::crawl::status_page::parse_addr(text)
+        .map_err(|e| CrawlError::StatusPage { addr: text.to_string(), source: std::io::Error::other(e) })?;
+    let (bound, task) = crate::crawl::status_page::serve(addr, state_dir.to_path_buf())
+        .await
+        .map_err(|source| CrawlError::StatusPage { addr: text.to_string(), source })?;
+    if !bound.ip().is_loopback() {
+        eprintln!("warning: the status page is served on {bound}, beyond this machine");
+    }
+    if !quiet {
+        eprintln!("status page: http://{bound}/ (JSON: http://{bound}/status.json)");
+    }
+    Ok(task)
 }

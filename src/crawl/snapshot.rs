@@ -39,6 +39,25 @@ pub struct StatusSnapshot {
     pub queued: Option<usize>,
     /// Every host record as last committed.
     pub hosts: Vec<HostRecord>,
+    /// The last fetch and processing errors of this run, oldest first (at most
+    /// [`LAST_ERRORS`]).
+    #[serde(default)]
+    pub last_errors: Vec<ErrorLine>,
+}
+
+/// Errors kept for the status page.
+pub const LAST_ERRORS: usize = 20;
+
+/// One error of the crawl: a fetch that failed, a 5xx answer, a page that could not be
+/// processed.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct ErrorLine {
+    /// RFC 3339 time, UTC.
+    pub at: String,
+    /// The URL.
+    pub url: String,
+    /// The discard reason (`timeout`, `http_503`, `processing_failed`, ...).
+    pub reason: String,
 }
 
 /// Errors reading or writing the snapshot.
@@ -103,6 +122,7 @@ mod tests {
             counters: Counters { fetched: 3, ..Counters::default() },
             queued: None,
             hosts: vec![HostRecord { host: "a.test".into(), fetched: 3, ..HostRecord::default() }],
+            last_errors: Vec::new(),
         };
         write(dir.path(), &snap).unwrap();
         assert_eq!(read(dir.path()).unwrap(), snap);

@@ -196,23 +196,7 @@ pub fn extract_document(
     model: Option<&DomainModel>,
     settings: &ExtractSettings,
 ) -> Result<PageExtraction, ExtractError> {
-    let host_prior = model.and_then(|m| m.language.as_deref());
-    let mut stoplist = page_stoplist(settings.language.as_deref(), host_prior, &language_sample(blocks));
-    let mut labelled = label_blocks(doc, blocks, kind, model, settings, &stoplist)?;
-    // The main text's own language decides: when it is reliably another than the stoplist's
-    // (a Russian article under an English menu, a Japanese page whose sample held English
-    // navigation), the page is labelled again once with the stoplist of that language.
-    if settings.language.as_deref().is_none_or(|l| l.trim().is_empty() || l.eq_ignore_ascii_case("auto")) {
-        let kept = blocks.iter().zip(&labelled.0).filter(|(_, l)| l.is_good()).map(|(b, _)| b.text.as_str());
-        if let Some(language) = dominant_language(kept).filter(|l| *l != stoplist.language.as_deref()) {
-            stoplist = stoplist_for(Some(language.unwrap_or("none")), "");
-            labelled = label_blocks(doc, blocks, kind, model, settings, &stoplist)?;
-        }
-    }
-    let (labels, model_use, model_share) = labelled;
-    if labels.len() != blocks.len() {
-        return Err(ExtractError::LabelCount { extractor: kind.name(), labels: labels.len(), blocks: blocks.len() });
-    }
+    let PageLabels { labels, stoplist, model_use, model_share } = page_labels(doc, blocks, kind, model, settings)?;
     let paragraphs = blocks
         .iter()
         .zip(&labels)
@@ -230,6 +214,50 @@ pub fn extract_document(
         model_generation: model.map(|m| m.generation),
         model_share,
     })
+}
+
+/// One page's block labels as [`extract_document`] decides them, with the stoplist used.
+pub struct PageLabels {
+    /// One label per block; [`Label::is_good`] blocks are the page's paragraphs.
+    pub labels: Vec<Label>,
+    /// The stoplist jusText used (the page's language, see below).
+    pub stoplist: std::sync::Arc<Stoplist>,
+    /// How the host's model took part.
+    pub model_use: ModelUse,
+    /// See [`PageExtraction::model_share`].
+    pub model_share: Option<f64>,
+}
+
+/// The labels of [`extract_document`]: `blocks` of `doc` labelled by extractor `kind`, with
+/// the stoplist of the page's own language.
+///
+/// # Errors
+/// As [`extract_document`].
+pub fn page_labels(
+    doc: &Document,
+    blocks: &[Block],
+    kind: ExtractorKind,
+    model: Option<&DomainModel>,
+    settings: &ExtractSettings,
+) -> Result<PageLabels, ExtractError> {
+    let host_prior = model.and_then(|m| m.language.as_deref());
+    let mut stoplist = page_stoplist(settings.language.as_deref(), host_prior, &language_sample(blocks));
+    let mut labelled = label_blocks(doc, blocks, kind, model, settings, &stoplist)?;
+    // The main text's own language decides: when it is reliably another than the stoplist's
+    // (a Russian article under an English menu, a Japanese page whose sample held English
+    // navigation), the page is labelled again once with the stoplist of that language.
+    if settings.language.as_deref().is_none_or(|l| l.trim().is_empty() || l.eq_ignore_ascii_case("auto")) {
+        let kept = blocks.iter().zip(&labelled.0).filter(|(_, l)| l.is_good()).map(|(b, _)| b.text.as_str());
+        if let Some(language) = dominant_language(kept).filter(|l| *l != stoplist.language.as_deref()) {
+            stoplist = stoplist_for(Some(language.unwrap_or("none")), "");
+            labelled = label_blocks(doc, blocks, kind, model, settings, &stoplist)?;
+        }
+    }
+    let (labels, model_use, model_share) = labelled;
+    if labels.len() != blocks.len() {
+        return Err(ExtractError::LabelCount { extractor: kind.name(), labels: labels.len(), blocks: blocks.len() });
+    }
+    Ok(PageLabels { labels, stoplist, model_use, model_share })
 }
 
 /// The labels of `blocks` by extractor `kind` with `stoplist`, how the model took part, and

@@ -49,3 +49,17 @@ pub fn loopback_config(addr: std::net::SocketAddr, hosts: &[&str], extra: &str) 
     }
     format!("{extra}\n{toml}")
 }
+
+/// `webcorpus crawl --seeds DIR/seeds.txt --config DIR/config.toml --quiet`, output discarded.
+pub fn crawl_command(dir: &std::path::Path) -> std::process::Command {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_webcorpus"));
+    cmd.arg("crawl")
+        .arg("--seeds")
+        .arg(dir.join("seeds.txt"))
+        .arg("--config")
+        .arg(dir.join("config.toml"))
+        .arg("--quiet")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    cmd
+}

@@ -30,6 +30,15 @@ impl Committer {
 
     /// Write the status snapshot that `stats` reads while the state is locked; a failure is
     /// logged, never fatal (the snapshot is a view, the store is the truth).
+    /// Keep `url`'s error (`reason`, a discard key) for the status page.
+    pub(super) fn note_error(&mut self, url: &str, reason: String) {
+        if self.last_errors.len() == crate::crawl::snapshot::LAST_ERRORS {
+            self.last_errors.pop_front();
+        }
+        let at = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
+        self.last_errors.push_back(crate::crawl::snapshot::ErrorLine { at, url: url.to_string(), reason });
+    }
+
     pub(super) fn write_snapshot(&mut self, running: bool) {
         self.last_snapshot = Some(Instant::now());
         let mut hosts: Vec<HostRecord> = self.hosts.values().map(|b| b.rec.clone()).collect();
@@ -44,6 +53,7 @@ impl Committer {
             counters: self.counters.clone(),
             queued: if running { None } else { self.state.frontier_total().ok() },
             hosts,
+            last_errors: self.last_errors.iter().cloned().collect(),
         };
         if let Err(e) = snapshot::write(&self.cfg.crawl.state_dir, &snapshot) {
             tracing::warn!("status snapshot not written: {e}");

@@ -158,6 +158,8 @@ pub struct Committer {
     addresses: AddressPolicy,
     /// Cluster crawl: URLs go through the partition streams ([`cluster`]).
     cluster: Option<cluster::ClusterBook>,
+    /// The last errors, for the status snapshot.
+    last_errors: VecDeque<crate::crawl::snapshot::ErrorLine>,
 }
 
 impl Committer {
@@ -244,6 +246,7 @@ impl Committer {
             stop,
             addresses: AddressPolicy::new(&cfg_allow).unwrap_or_default(),
             cluster: cluster.map(cluster::ClusterBook::new),
+            last_errors: VecDeque::new(),
         })
     }
 
@@ -514,6 +517,7 @@ impl Committer {
                 self.finish_url(&entry.url, entry.stream.as_deref());
                 self.counters.failed += 1;
                 self.discard(&host, Discard::Fetch(reason));
+                self.note_error(&entry.url, reason.to_string());
                 return Ok(());
             }
             PageResult::Retry => {
@@ -575,10 +579,14 @@ impl Committer {
                 return Ok(());
             }
             _ if !(200..300).contains(&status) => {
+                if status >= 500 {
+                    self.note_error(&entry.url, Discard::Http(status).key());
+                }
                 self.discard(&host, Discard::Http(status));
                 return Ok(());
             }
             None => {
+                self.note_error(&entry.url, Discard::ProcessingFailed.key());
                 self.discard(&host, Discard::ProcessingFailed);
                 return Ok(());
             }
@@ -602,7 +610,10 @@ impl Committer {
                     }
                 }
             }
-            PageContent::Failed => self.discard(&host, Discard::ProcessingFailed),
+            PageContent::Failed => {
+                self.note_error(&entry.url, Discard::ProcessingFailed.key());
+                self.discard(&host, Discard::ProcessingFailed);
+            }
             PageContent::Refused(why) => self.discard(&host, why),
             PageContent::Extracted(extraction, class) => {
                 let meta = PageMeta {

@@ -1,0 +1,351 @@
+//! `webcorpus show`: why each paragraph of a site was kept or dropped. The principal function
+//! is [`explain_page`], which labels one page as the crawl did (the default extractor with the
+//! host's learned model, [`crate::extract::pipeline::page_labels`]) and gives every text block
+//! the [`Fate`] that decided it; [`show_host`] does it for a host of a crawl, reading the
+//! pages back from the crawl's WARC files and the records from its corpus, and [`render`]
+//! writes the one self-contained HTML file.
+//!
+//! A dropped block's fate is the first of these that holds (the order of the default
+//! pipeline, `extract::pipeline::default_labels`): outside the learned GoldMiner stretch
+//! (Endrédy & Novák 2013, §III.A); StaDyNoT static noise (Barua et al. 2014, §3.1); dynamic
+//! noise (§3.2, link lists under their lowest common ancestor); inside an element the page marks
+//! as boilerplate (navigation, footer, sidebar, sharing, comments); outside the content root;
+//! jusText's context-free class bad, short or near-good (Pomikálek 2011, §3.2); otherwise the
+//! extractors' vote (or the learned combiner). A kept block is a record paragraph, or an Onion
+//! duplicate when its text is not in the page's record (with the first URL of the host whose
+//! record holds it).
+
+pub mod render;
+
+pub use render::render;
+
+use crate::domain::DomainModel;
+use crate::extract::content_root::ContentRoot;
+use crate::extract::pipeline::{page_labels, ExtractSettings, ModelUse, PageLabels};
+use crate::extract::{goldminer, justext, stadynot, ExtractError, ExtractorKind};
+use crate::html::{segment, Document};
+use crate::model::{Label, Record};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// What decided one block's fate.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Fate {
+    /// A paragraph of the page's record.
+    Kept,
+    /// Kept by extraction, dropped by Onion: the first URL whose record holds it (`None`
+    /// when it is not in the host's records: a duplicate of another host's text).
+    Duplicate(Option<String>),
+    /// Before the learned GoldMiner begin pattern or after its end pattern.
+    OutsideStretch,
+    /// Inside a StaDyNoT static noise element of the host's model.
+    StaticNoise,
+    /// Inside StaDyNoT dynamic noise (a link list).
+    DynamicNoise,
+    /// Inside an element the page marks as navigation, footer, sidebar, sharing or comments.
+    BoilerplateBox,
+    /// Outside the content root (the deepest element with 80 % of the voted words).
+    OutsideContentRoot,
+    /// jusText's context-free class: bad (link density, few stopwords).
+    JusTextBad,
+    /// jusText's context-free class: short.
+    JusTextShort,
+    /// jusText's context-free class near-good, dropped by its context.
+    JusTextNearGood,
+    /// Dropped by the extractors' vote or the learned combiner.
+    Vote,
+}
+
+impl Fate {
+    /// Every fate, in legend order (a duplicate once).
+    pub const ALL: [Fate; 11] = [
+        Fate::Kept,
+        Fate::Duplicate(None),
+        Fate::OutsideStretch,
+        Fate::StaticNoise,
+        Fate::DynamicNoise,
+        Fate::BoilerplateBox,
+        Fate::OutsideContentRoot,
+        Fate::JusTextBad,
+        Fate::JusTextShort,
+        Fate::JusTextNearGood,
+        Fate::Vote,
+    ];
+
+    /// The CSS class and legend key: `kept`, `duplicate`, `outside-stretch`, ...
+    pub fn key(&self) -> &'static str {
+        match self {
+            Fate::Kept => "kept",
+            Fate::Duplicate(_) => "duplicate",
+            Fate::OutsideStretch => "outside-stretch",
+            Fate::StaticNoise => "static-noise",
+            Fate::DynamicNoise => "dynamic-noise",
+            Fate::BoilerplateBox => "boilerplate-box",
+            Fate::OutsideContentRoot => "outside-content-root",
+            Fate::JusTextBad => "justext-bad",
+            Fate::JusTextShort => "justext-short",
+            Fate::JusTextNearGood => "justext-near-good",
+            Fate::Vote => "vote",
+        }
+    }
+
+    /// What the legend says.
+    pub fn describe(&self) -> &'static str {
+        match self {
+            Fate::Kept => "kept: a paragraph of the corpus",
+            Fate::Duplicate(_) => "Onion duplicate: kept by extraction, already written (first URL shown)",
+            Fate::OutsideStretch => "outside the learned GoldMiner stretch (before begin / after end pattern)",
+            Fate::StaticNoise => "StaDyNoT static noise (an element the host's model learned as template)",
+            Fate::DynamicNoise => "StaDyNoT dynamic noise (link list)",
+            Fate::BoilerplateBox => "inside a navigation, footer, sidebar, sharing or comment box",
+            Fate::OutsideContentRoot => "outside the content root",
+            Fate::JusTextBad => "jusText: bad (link density, few stopwords)",
+            Fate::JusTextShort => "jusText: short",
+            Fate::JusTextNearGood => "jusText: near-good, dropped by its context",
+            Fate::Vote => "dropped by the extractors' vote or the learned combiner",
+        }
+    }
+
+    /// True for the two fates of kept text.
+    pub fn is_kept_text(&self) -> bool {
+        matches!(self, Fate::Kept | Fate::Duplicate(_))
+    }
+}
+
+/// One text block of a page and its fate.
+#[derive(Debug, Clone)]
+pub struct BlockView {
+    /// The block's text.
+    pub text: String,
+    /// Heading, paragraph, list item, ...
+    pub tag: String,
+    /// Its fate.
+    pub fate: Fate,
+    /// The GoldMiner begin pattern matched just before this block.
+    pub begin_pattern: Option<String>,
+    /// The GoldMiner end pattern matched just after this block.
+    pub end_pattern: Option<String>,
+}
+
+/// One page explained.
+#[derive(Debug, Clone)]
+pub struct PageView {
+    /// The URL.
+    pub url: String,
+    /// The page's `<title>`.
+    pub title: Option<String>,
+    /// How the host's model took part.
+    pub model_use: ModelUse,
+    /// Its blocks in reading order.
+    pub blocks: Vec<BlockView>,
+}
+
+impl PageView {
+    /// Blocks per fate key.
+    pub fn counts(&self) -> HashMap<&'static str, usize> {
+        let mut counts = HashMap::new();
+        for b in &self.blocks {
+            *counts.entry(b.fate.key()).or_default() += 1;
+        }
+        counts
+    }
+}
+
+/// Explain one page: label it as the crawl does (`kind` with `model`) and attribute each
+/// block's fate. `written` holds the texts of the page's record paragraphs (`None`: the page
+/// has no record); `first_url` gives, for a kept text missing from the record, the first URL
+/// that wrote it.
+///
+/// # Errors
+/// [`ExtractError`] when the extractor fails on the page.
+pub fn explain_page(
+    url: &str,
+    html: &str,
+    kind: ExtractorKind,
+    model: Option<&DomainModel>,
+    settings: &ExtractSettings,
+    written: Option<&[String]>,
+    first_url: &dyn Fn(&str) -> Option<String>,
+) -> Result<PageView, ExtractError> {
+    let doc = Document::parse(html);
+    let blocks = segment(&doc);
+    let PageLabels { labels, stoplist, model_use, .. } = page_labels(&doc, &blocks, kind, model, settings)?;
+    let learned = model.filter(|_| model_use != ModelUse::Rejected);
+    // The learned stretch and the static noise, as default_labels applies them.
+    let stretch = learned
+        .and_then(|m| m.goldminer.as_ref())
+        .and_then(|g| goldminer::matching_template(&doc, &blocks, g).map(|(t, r)| (t, r, g)));
+    let static_flags = match learned.filter(|m| !m.stadynot.keys.is_empty()) {
+        Some(m) => {
+            let noise = stadynot::noise_nodes(&doc, Some(&m.stadynot), &settings.stadynot, false);
+            stadynot::noise_labels(&doc, &blocks, &noise)
+        }
+        None => vec![false; blocks.len()],
+    };
+    let dynamic = stadynot::noise_nodes(&doc, None, &settings.stadynot, true);
+    let dynamic_flags = stadynot::noise_labels(&doc, &blocks, &dynamic);
+    let voted: Vec<bool> = labels.iter().map(|l| l.is_good()).collect();
+    let root = ContentRoot::find(&doc, &blocks, &voted);
+    let context_free = justext::classify_context_free(&blocks, &stoplist, &settings.justext);
+    let mut written_left: HashMap<&str, usize> = HashMap::new();
+    for text in written.unwrap_or(&[]) {
+        *written_left.entry(text.as_str()).or_default() += 1;
+    }
+    let mut views = Vec::with_capacity(blocks.len());
+    for (i, (block, label)) in blocks.iter().zip(&labels).enumerate() {
+        let fate = if label.is_good() {
+            match written {
+                // No record (all its paragraphs were duplicates, or another discard).
+                None => match first_url(&block.text) {
+                    Some(first) if first != url => Fate::Duplicate(Some(first)),
+                    _ => Fate::Kept,
+                },
+                Some(_) => match written_left.get_mut(block.text.as_str()) {
+                    Some(n) if *n > 0 => {
+                        *n -= 1;
+                        Fate::Kept
+                    }
+                    _ => Fate::Duplicate(first_url(&block.text)),
+                },
+            }
+        } else if stretch.as_ref().is_some_and(|(_, r, _)| !r.contains(&i)) {
+            Fate::OutsideStretch
+        } else if static_flags[i] {
+            Fate::StaticNoise
+        } else if dynamic_flags[i] {
+            Fate::DynamicNoise
+        } else if root.in_boilerplate(i) {
+            Fate::BoilerplateBox
+        } else if root.root_words() > 0 && !root.in_root(i) {
+            Fate::OutsideContentRoot
+        } else {
+            match context_free[i] {
+                Label::Bad => Fate::JusTextBad,
+                Label::Short => Fate::JusTextShort,
+                Label::NearGood => Fate::JusTextNearGood,
+                Label::Good => Fate::Vote,
+            }
+        };
+        views.push(BlockView {
+            text: block.text.clone(),
+            tag: format!("{:?}", block.kind).to_lowercase(),
+            fate,
+            begin_pattern: None,
+            end_pattern: None,
+        });
+    }
+    if let Some((t, range, g)) = &stretch {
+        let template = if *t == 0 { *g } else { &g.alternatives[t - 1] };
+        if let Some(first) = views.get_mut(range.start) {
+            first.begin_pattern = Some(template.begin.join(" "));
+        }
+        if let Some(last) = range.end.checked_sub(1).and_then(|i| views.get_mut(i)) {
+            last.end_pattern = Some(template.end.join(" "));
+        }
+    }
+    Ok(PageView { url: url.to_string(), title: doc.title.clone(), model_use, blocks: views })
+}
+
+/// Errors of `show`.
+#[derive(Debug, thiserror::Error)]
+pub enum ShowError {
+    /// The state could not be read (a running crawl holds it).
+    #[error(transparent)]
+    Store(#[from] crate::store::StoreError),
+    /// The corpus could not be read.
+    #[error("{path}: {message}")]
+    Corpus {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+    /// A WARC file could not be read.
+    #[error(transparent)]
+    Warc(#[from] crate::extract::warc_input::WarcInputError),
+    /// The host is not in the state.
+    #[error("host {0} is not in the crawl state (see `webcorpus stats`)")]
+    UnknownHost(String),
+    /// No page of the host (or the URL) is in the crawl's WARC files.
+    #[error("no page of {0} in the crawl's WARC files (was the crawl run with [warc] enabled?)")]
+    NoPages(String),
+}
+
+/// A host of a crawl, explained: its record, model, pages.
+pub struct HostView {
+    /// The host's record in the state.
+    pub record: crate::store::HostRecord,
+    /// Its learned model, if any.
+    pub model: Option<DomainModel>,
+    /// Its pages, in crawl (WARC) order.
+    pub pages: Vec<PageView>,
+    /// Pages that could not be explained (URL, reason).
+    pub failed: Vec<(String, String)>,
+}
+
+/// Explain `host` of the crawl with state `state_dir` and corpus directory `out_dir`: its
+/// pages are read back from `out_dir/warc` (at most `max_pages`, or only `url`), labelled with
+/// the host's model as the crawl did, and compared with the corpus records.
+///
+/// # Errors
+/// [`ShowError`].
+pub fn show_host(
+    state_dir: &Path,
+    out_dir: &Path,
+    host: &str,
+    url: Option<&str>,
+    max_pages: usize,
+    config: &crate::config::Config,
+) -> Result<HostView, ShowError> {
+    let state = crate::store::open_state_dir(state_dir)?;
+    let record = state.host(host)?.ok_or_else(|| ShowError::UnknownHost(host.to_string()))?;
+    let model: Option<DomainModel> = state.model(host)?;
+    drop(state);
+    // Records of the host, in corpus order: which paragraphs each page wrote, and where each
+    // text was written first.
+    let corpus = out_dir.join(config.crawl.format.file_name());
+    let text = std::fs::read_to_string(&corpus)
+        .map_err(|e| ShowError::Corpus { path: corpus.clone(), message: e.to_string() })?;
+    let mut written: HashMap<String, Vec<String>> = HashMap::new();
+    let mut first: HashMap<String, String> = HashMap::new();
+    for line in text.lines() {
+        let Ok(r) = Record::from_json(line) else { continue };
+        if r.host != host {
+            continue;
+        }
+        for p in &r.paragraphs {
+            first.entry(p.text.clone()).or_insert_with(|| r.url.clone());
+        }
+        written.insert(r.url.clone(), r.paragraphs.into_iter().map(|p| p.text).collect());
+    }
+    let settings = ExtractSettings::from_config(config);
+    let mut pages = Vec::new();
+    let mut failed = Vec::new();
+    let mut files: Vec<PathBuf> = std::fs::read_dir(out_dir.join(crate::crawl::WARC_DIR))
+        .map(|d| d.flatten().map(|e| e.path()).filter(|p| crate::extract::warc_input::is_warc(p)).collect())
+        .unwrap_or_default();
+    files.sort();
+    let first_url = |t: &str| first.get(t).cloned();
+    for file in files {
+        crate::extract::warc_input::read_warc(&file, |page| {
+            let page_host = url::Url::parse(&page.url).ok().and_then(|u| crate::crawl::url::host_key(&u));
+            if pages.len() >= max_pages || page_host.as_deref() != Some(host) {
+                return;
+            }
+            if url.is_some_and(|u| u != page.url) {
+                return;
+            }
+            let html = crate::html::decode::decode_html(&page.body, page.content_type.as_deref()).text;
+            let record = written.get(&page.url).map(Vec::as_slice);
+            match explain_page(&page.url, &html, config.crawl.extractor, model.as_ref(), &settings, record, &first_url)
+            {
+                Ok(view) => pages.push(view),
+                Err(e) => failed.push((page.url.clone(), e.to_string())),
+            }
+        })?;
+    }
+    if pages.is_empty() {
+        return Err(ShowError::NoPages(url.unwrap_or(host).to_string()));
+    }
+    Ok(HostView { record, model, pages, failed })
+}

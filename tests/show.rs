@@ -1,0 +1,135 @@
+//! `webcorpus show` after a crawl of a shared site (the Japanese blog, whose model has a
+//! GoldMiner template and StaDyNoT static keys): the HTML marks the navigation menu as static
+//! noise, keeps the pages' record paragraphs, and marks a paragraph written before as an
+//! Onion duplicate with the URL whose record holds it; with Debian's `chromium` there, the
+//! page is opened headless and a screenshot taken.
+
+mod support;
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use support::site_server::{shared_sites, SiteServer};
+use webcorpus::model::Record;
+
+const HOST: &str = "hidemiyoshi.jp";
+
+/// The blocks of the HTML: (fate class, tag, text, the duplicate's first URL).
+fn blocks(html: &str) -> Vec<(String, String, String, Option<String>)> {
+    let mut out = Vec::new();
+    for part in html.split("<div class=\"b ").skip(1) {
+        let class = part.split('"').next().unwrap().to_string();
+        let tag = part.split("<span class=\"tag\">").nth(1).and_then(|t| t.split("</span>").next()).unwrap_or("");
+        let rest = part.split("</span>").nth(1).unwrap_or("");
+        let text = rest.split('<').next().unwrap_or("");
+        let first = part.split("duplicate of ").nth(1).and_then(|t| t.split("</span>").next()).map(unescape);
+        out.push((class, tag.to_string(), unescape(text), first));
+    }
+    out
+}
+
+fn unescape(s: &str) -> String {
+    s.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", "\"").replace("&#39;", "'").replace("&amp;", "&")
+}
+
+fn crawl(dir: &Path, addr: std::net::SocketAddr) {
+    std::fs::write(dir.join("seeds.txt"), format!("http://{HOST}/blog/\n")).unwrap();
+    let toml = support::loopback_config(
+        addr,
+        &[HOST],
+        &format!(
+            "[crawl]\nstate_dir = \"{}\"\nout_dir = \"{}\"\n[politeness]\nmin_delay = \"0s\"\n",
+            dir.join("state").display(),
+            dir.join("corpus").display()
+        ),
+    );
+    std::fs::write(dir.join("config.toml"), toml).unwrap();
+    assert!(support::crawl_command(dir).status().unwrap().success());
+}
+
+#[test]
+fn show_marks_static_noise_kept_paragraphs_and_duplicates_with_their_first_url() {
+    let Some(shared) =
+        support::shared_dir("show_marks_static_noise_kept_paragraphs_and_duplicates_with_their_first_url")
+    else {
+        return;
+    };
+    let server = SiteServer::start("127.0.0.1:0", shared_sites(&shared.join("sites")));
+    let dir = tempfile::tempdir().unwrap();
+    crawl(dir.path(), server.addr);
+    let out = dir.path().join("show.html");
+    let status = Command::new(env!("CARGO_BIN_EXE_webcorpus"))
+        .arg("show")
+        .arg("--state")
+        .arg(dir.path().join("state"))
+        .args(["--host", HOST, "--max-pages", "1000"])
+        .arg("--config")
+        .arg(dir.path().join("config.toml"))
+        .arg("--out")
+        .arg(&out)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let html = std::fs::read_to_string(&out).unwrap();
+    assert!(!html.contains("<script") && !html.contains("http-equiv"), "self-contained and static");
+    assert!(html.contains("GoldMiner begin pattern"), "the learned begin pattern is shown where it matched");
+    let shown = blocks(&html);
+    // The navigation menu (the same list items on every page) is static noise where the page
+    // does not match the learned stretch (elsewhere it is before the begin pattern).
+    for item in ["Official Site", "KURAYOSHI", "KAATSU"] {
+        let fates: Vec<&str> =
+            shown.iter().filter(|(_, tag, text, _)| tag == "listitem" && text == item).map(|b| b.0.as_str()).collect();
+        assert!(fates.contains(&"static-noise"), "menu item {item}: {fates:?}");
+        assert!(fates.iter().all(|f| *f == "static-noise" || *f == "outside-stretch"), "menu item {item}: {fates:?}");
+    }
+    // Kept blocks are exactly paragraphs of the records; duplicates name the URL whose record
+    // holds the text.
+    let corpus = std::fs::read_to_string(dir.path().join("corpus/corpus.jsonl")).unwrap();
+    let records: HashMap<String, Record> =
+        corpus.lines().map(|l| Record::from_json(l).unwrap()).map(|r| (r.url.clone(), r)).collect();
+    let written: std::collections::HashSet<&str> =
+        records.values().flat_map(|r| r.paragraphs.iter().map(|p| p.text.as_str())).collect();
+    let kept: Vec<_> = shown.iter().filter(|b| b.0 == "kept").collect();
+    assert!(kept.len() > 100, "{} kept blocks", kept.len());
+    let long_kept = kept.iter().filter(|b| b.2.chars().count() > 40).count();
+    assert!(long_kept > 50, "article paragraphs kept: {long_kept}");
+    for b in &kept {
+        assert!(written.contains(b.2.as_str()), "kept but in no record: {:?}", b.2);
+    }
+    let duplicates: Vec<_> = shown.iter().filter(|b| b.0 == "duplicate").collect();
+    assert!(!duplicates.is_empty(), "a paragraph repeated across pages is an Onion duplicate");
+    for (_, _, text, first) in &duplicates {
+        let first = first.as_deref().expect("the first URL is named");
+        let holder = records.get(first).unwrap_or_else(|| panic!("{first} has a record"));
+        assert!(holder.paragraphs.iter().any(|p| &p.text == text), "{first} holds {text:?}");
+    }
+    assert!(html.contains("Legend") && html.contains("class=\"sw static-noise\""), "a legend with every fate");
+    // Headless Chromium, when Debian's package is installed: the page renders to a screenshot.
+    let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].into_iter().find(|p| Path::new(p).exists());
+    let Some(chromium) = chromium else {
+        eprintln!("\n*** SKIPPED the screenshot of show: chromium not installed (apt-get install chromium) ***\n");
+        return;
+    };
+    let png = dir.path().join("show.png");
+    let status = Command::new(chromium)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--window-size=1200,1600",
+        ])
+        .arg(format!("--user-data-dir={}", dir.path().join("chromium").display()))
+        .arg(format!("--screenshot={}", png.display()))
+        .arg(format!("file://{}", out.display()))
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let bytes = std::fs::read(&png).unwrap();
+    assert!(bytes.starts_with(b"\x89PNG") && bytes.len() > 20_000, "a real screenshot: {} bytes", bytes.len());
+}

@@ -1,0 +1,114 @@
+//! The status page of a running crawl (`crawl --status ADDR`): while a crawl of two shared
+//! sites runs, `/status.json` answers with the same object as `webcorpus stats --json` and `/`
+//! with an HTML page that lists the hosts; a write method is refused.
+
+mod support;
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+use support::site_server::{shared_sites, SiteServer};
+
+const HOSTS: [&str; 2] = ["hidemiyoshi.jp", "www-cs.stanford.edu"];
+
+/// One HTTP/1.1 request; (status, body).
+fn http(addr: &str, method: &str, path: &str) -> Option<(u16, String)> {
+    let mut s = TcpStream::connect(addr).ok()?;
+    s.set_read_timeout(Some(Duration::from_secs(10))).ok()?;
+    write!(s, "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n").ok()?;
+    let mut text = String::new();
+    s.read_to_string(&mut text).ok()?;
+    let (head, body) = text.split_once("\r\n\r\n")?;
+    let status = head.split_whitespace().nth(1)?.parse().ok()?;
+    Some((status, body.to_string()))
+}
+
+fn stats_json(state: &Path) -> serde_json::Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_webcorpus"))
+        .arg("stats")
+        .arg("--state")
+        .arg(state)
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn the_status_page_answers_while_a_crawl_runs_and_its_json_matches_stats() {
+    let Some(shared) = support::shared_dir("the_status_page_answers_while_a_crawl_runs_and_its_json_matches_stats")
+    else {
+        return;
+    };
+    let server = SiteServer::start("127.0.0.1:0", shared_sites(&shared.join("sites")));
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("seeds.txt"),
+        "http://hidemiyoshi.jp/blog/\nhttp://www-cs.stanford.edu/index.html\n",
+    )
+    .unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let addr = format!("127.0.0.1:{port}");
+    let toml = support::loopback_config(
+        server.addr,
+        &HOSTS,
+        &format!(
+            "[crawl]\nstate_dir = \"{}\"\nout_dir = \"{}\"\n[politeness]\nmin_delay = \"30ms\"\n",
+            dir.path().join("state").display(),
+            dir.path().join("corpus").display()
+        ),
+    );
+    std::fs::write(dir.path().join("config.toml"), toml).unwrap();
+    let mut crawl = Command::new(env!("CARGO_BIN_EXE_webcorpus"))
+        .arg("crawl")
+        .arg("--seeds")
+        .arg(dir.path().join("seeds.txt"))
+        .arg("--config")
+        .arg(dir.path().join("config.toml"))
+        .args(["--status", &port.to_string(), "--quiet"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait for the first snapshot with both hosts in it (the crawl writes one every 2 s).
+    let deadline = Instant::now() + Duration::from_secs(300);
+    let page = loop {
+        if let Some((200, body)) = http(&addr, "GET", "/status.json") {
+            let json: serde_json::Value = serde_json::from_str(&body).unwrap();
+            if json["hosts"].as_array().is_some_and(|h| h.len() == HOSTS.len()) {
+                break json;
+            }
+        }
+        assert!(Instant::now() < deadline, "no status page at {addr}");
+        assert!(crawl.try_wait().unwrap().is_none(), "the crawl ended before its status page answered");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(page["snapshot"]["running"], true, "{page}");
+    // The page's JSON is `stats --json` of the same snapshot (read both until they see one).
+    let mut matched = false;
+    for _ in 0..20 {
+        let stats = stats_json(&dir.path().join("state"));
+        let (_, body) = http(&addr, "GET", "/status.json").unwrap();
+        let page: serde_json::Value = serde_json::from_str(&body).unwrap();
+        if page["snapshot"]["written_at"] == stats["snapshot"]["written_at"] {
+            assert_eq!(page, stats);
+            matched = true;
+            break;
+        }
+    }
+    assert!(matched, "the page and stats never read the same snapshot");
+    let (status, html) = http(&addr, "GET", "/").unwrap();
+    assert_eq!(status, 200);
+    assert!(html.contains("http-equiv=\"refresh\""), "the page refreshes itself");
+    for host in HOSTS {
+        assert!(html.contains(&format!("<td>{host}</td>")), "{host} listed");
+    }
+    assert!(!html.contains("<script"), "self-contained, no scripts");
+    assert_eq!(http(&addr, "POST", "/").map(|(s, _)| s), Some(405), "read-only");
+    assert_eq!(http(&addr, "GET", "/nothing").map(|(s, _)| s), Some(404));
+    assert!(crawl.wait().unwrap().success());
+    assert!(http(&addr, "GET", "/").is_none(), "the page stops with the crawl");
+}
