@@ -421,6 +421,10 @@ pub struct EvalArgs {
     /// Write every number (rows, sites, pages) to this JSON file.
     #[arg(long)]
     pub json: Option<PathBuf>,
+    /// Write the evaluation as one self-contained HTML page: charts with error bars, per-site
+    /// and per-page-type breakdowns, each set's ten worst pages beside their gold text.
+    #[arg(long)]
+    pub html: Option<PathBuf>,
     /// Add per-site rows (sites with at least [learn] min_sample pages; the rest pooled).
     #[arg(long)]
     pub per_site: bool,

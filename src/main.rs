@@ -498,6 +498,7 @@ fn eval(args: EvalArgs) -> Result<()> {
         );
     }
     let mut reports = Vec::new();
+    let mut html_sections = Vec::new();
     for dir in sets {
         let mut set = dataset::Dataset::load(&dir)?;
         set.retain_split(args.split);
@@ -506,7 +507,15 @@ fn eval(args: EvalArgs) -> Result<()> {
             report.rows.push(webcorpus::eval::reference::evaluate_reference(&set, reference, &opts)?);
         }
         println!("{}", report.render(args.per_site));
+        if args.html.is_some() {
+            html_sections.push(webcorpus::eval::html::set_section(&report, &set, &opts.settings));
+        }
         reports.push(report);
+    }
+    if let Some(path) = &args.html {
+        std::fs::write(path, webcorpus::eval::html::page(&html_sections))
+            .with_context(|| format!("writing {}", path.display()))?;
+        eprintln!("{}: the evaluation as a page", path.display());
     }
     if let Some(path) = args.json {
         let file = std::fs::File::create(&path).with_context(|| format!("creating {}", path.display()))?;

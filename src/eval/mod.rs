@@ -6,6 +6,7 @@
 
 pub mod bootstrap;
 pub mod dataset;
+pub mod html;
 pub mod metrics;
 pub mod reference;
 pub mod report;

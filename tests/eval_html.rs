@@ -1,0 +1,42 @@
+//! `webcorpus eval --html`: the evaluation as one self-contained page — a chart per set with
+//! error bars, the per-site and per-page-type breakdowns, the worst pages beside their gold.
+
+mod support;
+
+use std::process::Command;
+
+#[test]
+fn eval_html_draws_charts_breakdowns_and_the_worst_pages_beside_their_gold() {
+    let Some(shared) = support::shared_dir("eval_html_draws_charts_breakdowns_and_the_worst_pages_beside_their_gold")
+    else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("eval.html");
+    let data = shared.join("data");
+    let status = Command::new(env!("CARGO_BIN_EXE_webcorpus"))
+        .arg("eval")
+        .arg("--data")
+        .arg(format!("{},{}", data.join("cleanportaleval").display(), data.join("modern2026-dev").display()))
+        .args(["--extractor", "default,justext", "--limit", "40", "--threads", "1"])
+        .arg("--html")
+        .arg(&out)
+        .stdout(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let html = std::fs::read_to_string(&out).unwrap();
+    assert!(!html.contains("<script") && !html.contains("src=\"http"), "self-contained");
+    for set in ["cleanportaleval", "modern2026-dev"] {
+        assert!(html.contains(&format!("<h2 id=\"{set}\">")), "{set} has a section");
+        assert!(html.contains(&format!("{set} — word F1")) && html.contains(&format!("{set} — shingle F1")));
+    }
+    assert_eq!(html.matches("<svg").count(), 4, "two charts per set");
+    assert!(html.contains("stroke=\"#000\""), "error bars drawn");
+    assert!(html.contains(": per site</h3>"));
+    assert!(html.contains(": per page type</h3>"), "modern2026-dev has page types");
+    let worst = html.matches("<div class=\"pair\">").count();
+    assert_eq!(worst, 20, "ten worst pages per set");
+    assert!(html.contains("<div class=\"b kept\""), "the worst pages' blocks are marked");
+    assert!(html.matches("<div class=\"gold\">").count() == worst, "each beside its gold");
+}
