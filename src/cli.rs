@@ -325,8 +325,14 @@ pub struct ShowArgs {
     #[arg(long, default_value = "state")]
     pub state: PathBuf,
     /// The host (as `webcorpus stats` lists it).
-    #[arg(long)]
-    pub host: String,
+    #[arg(long, required_unless_present = "site")]
+    pub host: Option<String>,
+    /// Local HTML files of one site instead of a crawl: the site's model is learned from them
+    /// (as `extract --site`, with the crawl's `min_sample` rule) and every file is shown.
+    #[arg(long, requires = "files")]
+    pub site: Option<String>,
+    /// The HTML files (with --site).
+    pub files: Vec<PathBuf>,
     /// Only this page of the host.
     #[arg(long)]
     pub url: Option<String>,

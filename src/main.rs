@@ -333,19 +333,61 @@ fn extraction_line(
 
 fn show(args: ShowArgs) -> Result<()> {
     let config = load_config(&args.config)?;
-    let corpus = args.corpus.clone().unwrap_or_else(|| config.crawl.out_dir.clone());
-    let view =
-        webcorpus::show::show_host(&args.state, &corpus, &args.host, args.url.as_deref(), args.max_pages, &config)?;
-    let html = webcorpus::show::render(&args.host, &view);
+    let (host, view) = match (&args.site, &args.host) {
+        (Some(site), _) => (site.clone(), show_site(site, &args.files, args.max_pages, &config)?),
+        (None, Some(host)) => {
+            let corpus = args.corpus.clone().unwrap_or_else(|| config.crawl.out_dir.clone());
+            let url = args.url.as_deref();
+            (host.clone(), webcorpus::show::show_host(&args.state, &corpus, host, url, args.max_pages, &config)?)
+        }
+        (None, None) => bail!("show: give --host (a host of a crawl) or --site NAME FILE..."),
+    };
+    let html = webcorpus::show::render(&host, &view);
     std::fs::write(&args.out, html).with_context(|| format!("writing {}", args.out.display()))?;
     let blocks: usize = view.pages.iter().map(|p| p.blocks.len()).sum();
     println!(
-        "{}: {} pages of {}, {blocks} text blocks, each marked kept or why it was dropped",
+        "{}: {} pages of {host}, {blocks} text blocks, each marked kept or why it was dropped",
         args.out.display(),
-        view.pages.len(),
-        args.host
+        view.pages.len()
     );
     Ok(())
+}
+
+/// `show --site`: local HTML files of one site, its model learned from them as `extract
+/// --site` learns it (none below `[learn] min_sample` pages).
+fn show_site(
+    site: &str,
+    files: &[std::path::PathBuf],
+    max_pages: usize,
+    config: &Config,
+) -> Result<webcorpus::show::HostView> {
+    let settings = ExtractSettings::from_config(config);
+    let mut pages = Vec::new();
+    let mut failed = Vec::new();
+    for path in files {
+        match read_page(path) {
+            Ok(page) => pages.push(page),
+            Err(e) => failed.push((path.display().to_string(), e.to_string())),
+        }
+    }
+    let sample: Vec<SamplePage> =
+        pages.iter().map(|p| SamplePage { url: p.id.clone(), html: p.decoded.text.clone() }).collect();
+    if sample.is_empty() {
+        bail!("--site {site}: none of the files could be read");
+    }
+    let model = (sample.len() >= config.learn.min_sample)
+        .then(|| learn(site, &sample, config.crawl.language(), &config.justext, &config.learn));
+    let kind = config.crawl.extractor;
+    let mut views = Vec::new();
+    for page in pages.iter().take(max_pages) {
+        let html = &page.decoded.text;
+        match webcorpus::show::explain_page(&page.id, html, kind, model.as_ref(), &settings, None, &|_| None) {
+            Ok(view) => views.push(view),
+            Err(e) => failed.push((page.id.clone(), e.to_string())),
+        }
+    }
+    let record = webcorpus::store::HostRecord { host: site.to_string(), ..Default::default() };
+    Ok(webcorpus::show::HostView { record, model, pages: views, failed })
 }
 
 fn stats(args: StatsArgs) -> Result<()> {

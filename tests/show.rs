@@ -133,3 +133,35 @@ fn show_marks_static_noise_kept_paragraphs_and_duplicates_with_their_first_url()
     let bytes = std::fs::read(&png).unwrap();
     assert!(bytes.starts_with(b"\x89PNG") && bytes.len() > 20_000, "a real screenshot: {} bytes", bytes.len());
 }
+
+/// `show --site NAME FILE...`: local pages of one site, its model learned from them as
+/// `extract --site` learns it; every page's blocks are marked.
+#[test]
+fn show_site_learns_from_local_files_and_marks_their_blocks() {
+    let Some(shared) = support::shared_dir("show_site_learns_from_local_files_and_marks_their_blocks") else {
+        return;
+    };
+    let pages = support::freepress_articles(&shared, 12);
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("site.html");
+    let status = Command::new(env!("CARGO_BIN_EXE_webcorpus"))
+        .args(["show", "--site", "www.freepressokc.com"])
+        .args(&pages)
+        .arg("--out")
+        .arg(&out)
+        .arg("--config")
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("config.toml"))
+        .stdout(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let html = std::fs::read_to_string(&out).unwrap();
+    assert!(html.contains("learned from 12 sampled pages"), "the model is learned from the files");
+    let shown = blocks(&html);
+    assert_eq!(html.matches("<section id=\"p").count(), 12, "every file shown");
+    assert!(shown.iter().any(|b| b.0 == "kept" && b.2.chars().count() > 100), "article paragraphs kept");
+    assert!(
+        shown.iter().any(|b| b.0 == "outside-stretch" || b.0 == "static-noise"),
+        "the learned model drops the template"
+    );
+}
