@@ -120,6 +120,12 @@ pub const MODEL_MIN_WORD_SHARE: f64 = 0.5;
 /// some articles (a list of code links in a documentation page) cuts those in the middle.
 pub const MODEL_DROP_MARGIN: f64 = 0.25;
 
+/// Inside a learned stretch, the blocks GoldMiner keeps and the unlearned labels drop are added
+/// only while their words are at most this share of the words the unlearned labels keep: a
+/// model never adds more than half a page of text the vote rejected (a template whose stretch
+/// is wider than the article on this page would add the boxes around it).
+pub const MODEL_MAX_ADDED_SHARE: f64 = 0.5;
+
 /// Below this share of the unlearned default's words, a learned extraction is never used.
 pub const MODEL_EMPTY_WORD_SHARE: f64 = 0.1;
 
@@ -331,8 +337,10 @@ pub struct DefaultLabels {
 ///    lines go (rules 4–9 of [`content_root`]);
 /// 5. blocks outside the GoldMiner stretch are dropped (a page matching none of the host's
 ///    templates is not discarded, as GoldMiner does, but voted on whole); inside it, a block
-///    that GoldMiner keeps (step 1) is kept even without the vote, and StaDyNoT static noise
-///    is dropped.
+///    that GoldMiner keeps (step 1) is kept even without the vote (unless those blocks hold
+///    more than [`MODEL_MAX_ADDED_SHARE`] of the unlearned labels' words), and the elements of
+///    the host's StaDyNoT static keys are dropped ([`stadynot::static_noise_nodes`]; not the
+///    post-processing tags, which are not learned from the host).
 ///
 /// With `combiner` (the `default` extractor; `None` is `rules`), the combiner's labels
 /// ([`CombinerModel::labels`], over steps 1–4 and more) replace the vote of steps 1–4 and step
@@ -391,17 +399,28 @@ pub fn default_labels(
         content_root::refine(doc, blocks, &votes(&[jt, &boilerpipe_labels, &learned_stadynot]))
     };
     if let (Some((range, _)), Some(gm)) = (&stretch, &stretch_justext) {
+        // Blocks GoldMiner keeps in the stretch that the labels so far drop: added only while
+        // they stay a small share of the unlearned text (a stretch wider than the article
+        // would add its boxes).
+        let added: usize = blocks[range.clone()]
+            .iter()
+            .zip(&labels[range.clone()])
+            .zip(&gm[range.clone()])
+            .filter(|((_, l), g)| g.is_good() && !l.is_good())
+            .map(|((b, _), _)| b.text.split_whitespace().count())
+            .sum();
+        let add = added as f64 <= MODEL_MAX_ADDED_SHARE * kept_words(blocks, &unlearned) as f64;
         for ((i, label), gold_miner) in labels.iter_mut().enumerate().zip(gm) {
             if !range.contains(&i) {
                 *label = Label::Bad;
-            } else if gold_miner.is_good() {
+            } else if gold_miner.is_good() && add {
                 *label = Label::Good;
             }
         }
     }
     let mut static_noise = None;
     if has_static {
-        let noise = stadynot::noise_nodes(doc, Some(&model.stadynot), params, false);
+        let noise = stadynot::static_noise_nodes(doc, &model.stadynot);
         if !noise.is_empty() {
             let flags = stadynot::noise_labels(doc, blocks, &noise);
             for (label, &is_noise) in labels.iter_mut().zip(&flags) {

@@ -125,6 +125,15 @@ pub fn learn_static<D: std::borrow::Borrow<Document>>(docs: &[D], params: &StaDy
 /// A set of element ids (noise nodes).
 pub type NodeSet = HashSet<NodeId>;
 
+/// The elements of `doc` that `model`'s static keys match (§3.1), without the dynamic noise
+/// and the post-processing tags of [`noise_nodes`]: what the default pipeline removes with a
+/// host's model. The post-processing tags are not learned from the host and hold unique text
+/// on some sites (a video's caption inside the `<object>` fallback), which the unlearned labels
+/// have already judged. Each returned node is noise with its whole subtree.
+pub fn static_noise_nodes(doc: &Document, model: &StaticNoiseModel) -> NodeSet {
+    static_matches(doc, model).into_iter().map(|(id, _)| id).collect()
+}
+
 /// The elements of `doc` that `model`'s static keys match, with the key of each (§3.1).
 pub fn static_matches(doc: &Document, model: &StaticNoiseModel) -> Vec<(NodeId, String)> {
     let mut out = Vec::new();

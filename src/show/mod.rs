@@ -177,7 +177,7 @@ pub fn explain_page(
         .and_then(|g| goldminer::matching_template(&doc, &blocks, g).map(|(t, r)| (t, r, g)));
     let static_flags = match learned.filter(|m| !m.stadynot.keys.is_empty()) {
         Some(m) => {
-            let noise = stadynot::noise_nodes(&doc, Some(&m.stadynot), &settings.stadynot, false);
+            let noise = stadynot::static_noise_nodes(&doc, &m.stadynot);
             stadynot::noise_labels(&doc, &blocks, &noise)
         }
         None => vec![false; blocks.len()],
