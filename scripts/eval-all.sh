@@ -63,7 +63,7 @@ for set in "$data"/*/; do
     --json "target/eval/$name.holdout.json" "${refs[@]}" | sed 's/^### \([^ ]*\) /### \1, held-out sites /' >>"$holdout"
   # Learned against unlearned, per host with at least 5 pages (the default only).
   WEBCORPUS_DATA="$data" target/release/webcorpus eval --data "$set" --extractor default --leave-one-out \
-    --per-site --min-sample 5 --combiner-cv models/combiner-cv \
+    --per-site --min-sample 5 --combiner-cv models/combiner-cv --json "target/eval/$name.learning.json" "${refs[@]}" \
     | grep -v '^The default.s combiner is cross-validated' | sed 's/^### \([^ ]*\) /### \1, hosts with 5 or more pages /' >>"$learning"
 done
 secs=$(( $(date +%s) - start ))
@@ -127,9 +127,17 @@ The default extractor on every host (the host of the page's URL; for web.archive
 archived URL's host) with at least 5 pages (\`eval --leave-one-out --per-site --min-sample 5\`):
 "default" with the host's model learned from all its pages, "default (loo)" with the model
 learned without the page (the fair row), "default (unlearned)" without any model. The crawl
-learns only from hosts with \`[learn] min_sample\` (10) pages or more.
+learns only from hosts with \`[learn] min_sample\` (10) pages or more. The external tools are
+scored on the same pages of each host (rows marked (external) below).
+
+Summary (\`scripts/learning_table.py\`): word F1 and shingle F1 of the default without a model
+and with the model learned from the host's other pages, the difference with the bootstrap
+standard error of the two, and the best external tool's word F1 on the host's pages; pooled rows
+are page-weighted means over the hosts.
 
 LEARN
+  python3 scripts/learning_table.py target/eval/*.learning.json
+  printf '\n### Per host, every row\n\n'
   cat "$learning"
 } >docs/EVALUATION.md
 echo "docs/EVALUATION.md written (${secs} s)" >&2

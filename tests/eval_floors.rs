@@ -159,20 +159,20 @@ fn every_extractor_stays_above_its_floor_on_every_set() {
 /// Learning must not hurt: on the hosts of CleanPortalEval, L3S-GN1 and modern2026-dev with at
 /// least 5 pages, the default with a model learned without the page (leave-one-out) against
 /// the default without any model, word F1, both with the combiner that never saw the page's
-/// site (site-grouped folds). No host of CleanPortalEval or L3S-GN1 may lose more than 0.01
-/// (the bootstrap errors of these hosts are 0.001–0.15); pooled, CleanPortalEval must gain at
-/// least 0.01, L3S-GN1 must not lose and modern2026-dev may lose at most 0.01.
+/// site (site-grouped folds). No host may lose more than 0.01 (the bootstrap errors of these
+/// hosts are 0.001–0.2); pooled, CleanPortalEval must gain at least 0.03, L3S-GN1 must not
+/// lose, modern2026-dev may lose at most 0.005, and every host of the three sets together must
+/// gain at least 0.01.
 #[test]
 fn learned_is_never_below_unlearned_on_multi_page_hosts() {
     let Some(shared) = support::shared_dir("eval_floors") else { return };
     let folds = fold_models();
     let mut failures = Vec::new();
     let mut measured = String::new();
-    // (set, pooled floor, per-host floor). Measured 2026-11-25: CleanPortalEval +0.037, L3S-GN1
-    // +0.004, modern2026-dev -0.008 (ifixit.com loses 0.06 to its model: issue 13).
-    for (name, pooled_floor, per_host) in
-        [("cleanportaleval", 0.01, true), ("l3s-gn1", 0.0, true), ("modern2026-dev", -0.01, false)]
-    {
+    // (set, pooled floor). Measured 2026-11-25: CleanPortalEval +0.044, L3S-GN1 +0.004,
+    // modern2026-dev +0.000; every host within 0.003 of its unlearned score or above.
+    let (mut all_gain, mut all_pages) = (0.0, 0usize);
+    for (name, pooled_floor) in [("cleanportaleval", 0.03), ("l3s-gn1", 0.0), ("modern2026-dev", -0.005)] {
         let set = Dataset::load(&shared.join("data").join(name)).expect("set loads");
         let mut opts = EvalOptions::new(vec![ExtractorKind::Default]);
         opts.combiner_folds = Some(folds.clone());
@@ -186,18 +186,25 @@ fn learned_is_never_below_unlearned_on_multi_page_hosts() {
             let other = unlearned.sites.iter().find(|s| s.site == site.site).expect("same sites");
             let (l, u) = (site.summary.scores.word_f1, other.summary.scores.word_f1);
             measured.push_str(&format!("{name:<16} {:<28} learned {l:.3} unlearned {u:.3}\n", site.site));
-            if per_host && l < u - 0.01 {
+            if l < u - 0.01 {
                 failures.push(format!("{name} / {}: learned {l:.3} < unlearned {u:.3} - 0.01", site.site));
             }
             gain += (l - u) * site.summary.pages as f64;
             pages += site.summary.pages;
         }
         assert!(pages >= 40, "{name}: only {pages} pages on hosts with a model");
+        (all_gain, all_pages) = (all_gain + gain, all_pages + pages);
         let pooled = gain / pages as f64;
         measured.push_str(&format!("{name:<16} pooled gain {pooled:+.3} over {pages} pages\n"));
         if pooled < pooled_floor {
             failures.push(format!("{name}: pooled gain {pooled:+.3} < {pooled_floor:+.3}"));
         }
+    }
+    // Every host of the three sets together: the issue's +0.01 (measured +0.016).
+    let pooled = all_gain / all_pages as f64;
+    measured.push_str(&format!("every host pooled gain {pooled:+.3} over {all_pages} pages\n"));
+    if pooled < 0.01 {
+        failures.push(format!("every host: pooled gain {pooled:+.3} < +0.010"));
     }
     eprintln!("measured:\n{measured}");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
@@ -214,7 +221,7 @@ fn default_beats_the_external_tools_on_held_out_sites() {
     // (set, metric, floor, best external tool's score, shingle floor, best external shingle F1)
     let floors: &[(&str, Metric, f64, f64, f64, f64)] = &[
         ("cleaneval", Metric::Word, 0.948, 0.935, 0.908, 0.889), // resiliparse; readability
-        ("cleanportaleval", Metric::Word, 0.978, 0.974, 0.950, 0.946), // readability-lxml
+        ("cleanportaleval", Metric::Word, 0.985, 0.974, 0.962, 0.946), // readability-lxml
         ("l3s-gn1", Metric::Word, 0.945, 0.891, 0.955, 0.928),   // readability-lxml
         ("modern2026-dev", Metric::Shingle, 0.792, 0.777, 0.792, 0.777), // trafilatura
         ("trafilatura-eval", Metric::Snippet, 0.930, 0.921, 0.0, 0.0), // trafilatura
