@@ -191,6 +191,18 @@ fn start_workers(root: &Path, addr: std::net::SocketAddr, redis: &str) -> Vec<Ch
         .collect()
 }
 
+/// Start the three workers and kill -9 the owner of hidemiyoshi.jp once that host has had 40
+/// requests (it is sampling the site). Returns the children, the killed one reaped, and the
+/// killed worker's index in [`WORKERS`].
+fn start_and_kill_the_owner(root: &Path, server: &SiteServer, redis: &str) -> (Vec<Child>, usize) {
+    let mut children = start_workers(root, server.addr, redis);
+    let victim = WORKERS.iter().position(|w| *w == owner("hidemiyoshi.jp")).unwrap();
+    wait_for_requests(server, "hidemiyoshi.jp", 40);
+    children[victim].kill().unwrap();
+    children[victim].wait().unwrap();
+    (children, victim)
+}
+
 fn assert_all_succeeded(root: &Path, statuses: &[std::process::ExitStatus]) {
     for (w, status) in WORKERS.iter().zip(statuses) {
         let log = std::fs::read_to_string(root.join(w).join("stderr.log")).unwrap_or_default();
@@ -249,11 +261,7 @@ fn a_worker_killed_and_restarted_loses_nothing_and_writes_nothing_twice() {
     let expected = reference(&shared);
     let server = SiteServer::start("127.0.0.1:0", shared_sites(&shared.join("sites")));
     let root = tempfile::tempdir().unwrap();
-    let mut children = start_workers(root.path(), server.addr, &redis.url);
-    let victim = WORKERS.iter().position(|w| *w == owner("hidemiyoshi.jp")).unwrap();
-    wait_for_requests(&server, "hidemiyoshi.jp", 40);
-    children[victim].kill().unwrap();
-    children[victim].wait().unwrap();
+    let (mut children, victim) = start_and_kill_the_owner(root.path(), &server, &redis.url);
     children[victim] = crawl(&root.path().join(WORKERS[victim]));
     let statuses = wait_all(children);
     assert_all_succeeded(root.path(), &statuses);
@@ -274,12 +282,8 @@ fn a_dead_worker_s_hosts_move_to_the_others() {
     let expected = reference(&shared);
     let server = SiteServer::start("127.0.0.1:0", shared_sites(&shared.join("sites")));
     let root = tempfile::tempdir().unwrap();
-    let mut children = start_workers(root.path(), server.addr, &redis.url);
-    let victim_name = owner("hidemiyoshi.jp");
-    let victim = WORKERS.iter().position(|w| *w == victim_name).unwrap();
-    wait_for_requests(&server, "hidemiyoshi.jp", 40);
-    children[victim].kill().unwrap();
-    children[victim].wait().unwrap();
+    let (mut children, victim) = start_and_kill_the_owner(root.path(), &server, &redis.url);
+    let victim_name = WORKERS[victim];
     let dead = children.remove(victim);
     drop(dead);
     // The partition of hidemiyoshi.jp moves to a live worker once the lease lapses.
