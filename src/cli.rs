@@ -464,6 +464,10 @@ pub struct EvalArgs {
     /// without its site's fold, so no page is judged by a combiner that saw its site.
     #[arg(long, value_name = "DIR")]
     pub combiner_cv: Option<PathBuf>,
+    /// Write every row's extracted text to DIR/<row>/<set>/<id>.txt (the layout of
+    /// `--reference`), to read beside the gold or score with another scorer.
+    #[arg(long, value_name = "DIR")]
+    pub outputs: Option<PathBuf>,
     /// Configuration file (for [justext], [learn], [crawl] language, [eval] data_dir).
     #[arg(long, default_value = "config.toml")]
     pub config: PathBuf,

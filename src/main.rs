@@ -523,6 +523,7 @@ fn eval(args: EvalArgs) -> Result<()> {
     };
     let opts = run::EvalOptions {
         combiner_folds,
+        outputs: args.outputs.clone(),
         extractors,
         leave_one_out: args.leave_one_out,
         limit: args.limit,

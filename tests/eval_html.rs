@@ -1,5 +1,6 @@
 //! `webcorpus eval --html`: the evaluation as one self-contained page — a chart per set with
-//! error bars, the per-site and per-page-type breakdowns, the worst pages beside their gold.
+//! error bars, the per-site and per-page-type breakdowns, the worst pages beside their gold;
+//! and `--outputs`, every row's text per page.
 
 mod support;
 
@@ -21,6 +22,8 @@ fn eval_html_draws_charts_breakdowns_and_the_worst_pages_beside_their_gold() {
         .args(["--extractor", "default,justext", "--limit", "40", "--threads", "1"])
         .arg("--html")
         .arg(&out)
+        .arg("--outputs")
+        .arg(dir.path().join("outputs"))
         .stdout(std::process::Stdio::null())
         .status()
         .unwrap();
@@ -39,4 +42,12 @@ fn eval_html_draws_charts_breakdowns_and_the_worst_pages_beside_their_gold() {
     assert_eq!(worst, 20, "ten worst pages per set");
     assert!(html.contains("<div class=\"b kept\""), "the worst pages' blocks are marked");
     assert!(html.matches("<div class=\"gold\">").count() == worst, "each beside its gold");
+    // --outputs: one text file per row and page, in the layout --reference reads.
+    for (row, set) in [("default", "cleanportaleval"), ("justext", "modern2026-dev")] {
+        let texts = dir.path().join("outputs").join(row).join(set);
+        let files: Vec<_> = std::fs::read_dir(&texts).unwrap().map(|e| e.unwrap().path()).collect();
+        assert_eq!(files.len(), 40, "{row} on {set}: one file per page");
+        let empty = files.iter().filter(|f| std::fs::read_to_string(f).unwrap().trim().is_empty()).count();
+        assert!(empty < 10, "{row} on {set}: {empty} of 40 pages without text");
+    }
 }

@@ -6,7 +6,7 @@
 //! For snippet-only sets (trafilatura-eval) [`snippet_labels`] labels a block containing a
 //! `with` snippet content, one containing a `without` snippet boilerplate, and masks the rest.
 
-use crate::eval::metrics::{matching_blocks, normalize_whitespace, words};
+use crate::eval::metrics::{matching_blocks, normalize_whitespace, visible_text, words};
 use crate::model::Block;
 
 /// Share of a block's words that must be matched to gold words for the block to be content
@@ -24,9 +24,11 @@ pub fn page_labels(page: &crate::eval::dataset::GoldPage, blocks: &[Block]) -> O
 }
 
 /// One label per block from full gold text: `Some(true)` content, `Some(false)` boilerplate.
-/// An empty gold (a page without main content) labels every block boilerplate.
+/// An empty gold (a page without main content) labels every block boilerplate. The gold is
+/// read through [`visible_text`], as the scorer reads it.
 pub fn gold_labels(blocks: &[Block], gold: &str) -> Vec<Option<bool>> {
-    let gold_words = words(gold);
+    let gold = visible_text(gold);
+    let gold_words = words(&gold);
     let mut page_words: Vec<&str> = Vec::new();
     let mut owner: Vec<usize> = Vec::new();
     for (i, b) in blocks.iter().enumerate() {

@@ -522,9 +522,26 @@ impl ShingleMean {
     }
 }
 
-/// `text` with every run of whitespace replaced by one space and the ends trimmed.
+/// Characters that change how text breaks or joins but not what it says: soft hyphen
+/// (U+00AD), zero-width space (U+200B), word joiner (U+2060) and zero-width no-break space
+/// (U+FEFF). Extractors differ in whether they keep them, and a reader never sees them.
+pub const INVISIBLE: &[char] = &['\u{00AD}', '\u{200B}', '\u{2060}', '\u{FEFF}'];
+
+/// `text` without the [`INVISIBLE`] characters (borrowed when it has none), so that
+/// `Klima\u{AD}wandel` and `Klimawandel` score as the same word. Both the output and the
+/// gold are scored through it.
+pub fn visible_text(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.contains(INVISIBLE) {
+        std::borrow::Cow::Owned(text.chars().filter(|c| !INVISIBLE.contains(c)).collect())
+    } else {
+        std::borrow::Cow::Borrowed(text)
+    }
+}
+
+/// `text` with every run of whitespace replaced by one space, the ends trimmed and the
+/// [`INVISIBLE`] characters removed.
 pub fn normalize_whitespace(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
+    visible_text(text).split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// Snippet counts (trafilatura's evaluation, `tests/comparison.py`; see the data README):
@@ -822,5 +839,16 @@ mod tests {
         sum.add(SnippetCounts { tp: 3, fn_: 0, fp: 1, tn: 2 });
         assert_eq!(sum.total(), 7);
         assert!((sum.f1() - 2.0 * 0.75 * 0.75 / 1.5).abs() < 1e-12);
+    }
+
+    #[test]
+    fn invisible_characters_do_not_split_or_change_words() {
+        // A soft hyphen in the gold, none in the output (the segmenter drops them), and the
+        // reverse: the same words either way.
+        let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        let c = snippet_counts("der Klimawandel", &s(&["Klima\u{AD}wandel"]), &s(&["Wet\u{200B}ter"]));
+        assert_eq!(c, SnippetCounts { tp: 1, fn_: 0, fp: 0, tn: 1 });
+        assert_eq!(visible_text("Neu\u{AD}zeit\u{FEFF}"), "Neuzeit");
+        assert!(matches!(visible_text("plain"), std::borrow::Cow::Borrowed("plain")));
     }
 }

@@ -18,8 +18,8 @@
 use crate::domain::{learn, DomainModel, LearnParams, SamplePage};
 use crate::eval::dataset::{site_fold, Dataset, GoldPage};
 use crate::eval::metrics::{
-    alignment_scores, bag_of_words_prf, shingle_counts, snippet_counts, words, CharsKept, Prf, ShingleCounts,
-    SnippetCounts,
+    alignment_scores, bag_of_words_prf, shingle_counts, snippet_counts, visible_text, words, CharsKept, Prf,
+    ShingleCounts, SnippetCounts,
 };
 use crate::eval::report::{RowReport, SetReport};
 use crate::extract::combiner::CombinerModel;
@@ -28,6 +28,7 @@ use crate::extract::ExtractorKind;
 use crate::model::join_paragraphs;
 use serde::Serialize;
 use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
@@ -51,6 +52,9 @@ pub struct EvalOptions {
     /// ([`site_fold`]), model `k` trained without fold `k`; a page of fold `k` is extracted
     /// with model `k`. `None`: `settings.combiner` for every page.
     pub combiner_folds: Option<Arc<Vec<CombinerModel>>>,
+    /// Where each row's output text goes, `DIR/<row slug>/<set>/<id>.txt` ([`output_path`]);
+    /// `None`: nowhere. A file that cannot be written is reported and skipped.
+    pub outputs: Option<PathBuf>,
 }
 
 impl EvalOptions {
@@ -65,6 +69,7 @@ impl EvalOptions {
             settings: ExtractSettings::default(),
             learn: LearnParams::default(),
             combiner_folds: None,
+            outputs: None,
         }
     }
 }
@@ -155,7 +160,7 @@ pub struct PageResult {
     pub snippets: Option<SnippetCounts>,
 }
 
-/// Score one page's `output` against its gold.
+/// Score one page's `output` against its gold, both read through [`visible_text`].
 pub fn score_page(
     page: &GoldPage,
     output: &str,
@@ -163,6 +168,8 @@ pub fn score_page(
     let Some(gold) = page.text.as_deref() else {
         return (None, None, None, None);
     };
+    let (gold, output) = (visible_text(gold), visible_text(output));
+    let (gold, output) = (gold.as_ref(), output.as_ref());
     let shingle = Some(shingle_counts(output, gold));
     let gold_words = words(gold);
     if gold_words.is_empty() {
@@ -284,8 +291,9 @@ pub fn evaluate_set(set: &Dataset, opts: &EvalOptions) -> SetReport {
                     ModelMode::Site => models.site.get(&page.host_key()),
                     ModelMode::LeaveOneOut => models.loo.get(&i),
                 };
+                let out = opts.outputs.as_deref().map(|dir| output_path(dir, v, &set.name, &page.id));
                 match &html {
-                    Ok(html) => extract_and_score(page, html, v.kind, model, settings),
+                    Ok(html) => extract_and_score(page, html, v.kind, model, settings, out.as_deref()),
                     Err(e) => discarded(page, e.to_string(), model.is_some()),
                 }
             })
@@ -362,14 +370,32 @@ impl ThreadClock {
     }
 }
 
-/// Extract one page with one extractor (timed: [`ThreadClock`]) and score it. A panic inside the extractor is
-/// caught and counted as a discard, so one bad page cannot stop a long evaluation.
+/// Where `--outputs DIR` puts a row's output for one page: `DIR/<label>/<set>/<id>.txt`, the
+/// label with spaces and parentheses turned into `-` (`default (loo)` → `default-loo`).
+pub fn output_path(dir: &Path, variant: &Variant, set: &str, id: &str) -> PathBuf {
+    let label: String =
+        variant.label().chars().filter(|c| !matches!(c, '(' | ')')).map(|c| if c == ' ' { '-' } else { c }).collect();
+    dir.join(label).join(set).join(format!("{id}.txt"))
+}
+
+/// Write `text` to `path` (its directories created); a failure is logged, never fatal.
+fn write_output(path: &Path, text: &str) {
+    let written = path.parent().map_or(Ok(()), std::fs::create_dir_all).and_then(|()| std::fs::write(path, text));
+    if let Err(e) = written {
+        tracing::warn!(path = %path.display(), error = %e, "cannot write the output text");
+    }
+}
+
+/// Extract one page with one extractor (timed: [`ThreadClock`]) and score it; with `out`, the
+/// output text is also written there. A panic inside the extractor is caught and counted as a
+/// discard, so one bad page cannot stop a long evaluation.
 fn extract_and_score(
     page: &GoldPage,
     html: &str,
     kind: ExtractorKind,
     model: Option<&DomainModel>,
     settings: &ExtractSettings,
+    out: Option<&Path>,
 ) -> PageResult {
     let start = ThreadClock::now();
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| extract_html(html, kind, model, settings)));
@@ -379,13 +405,15 @@ fn extract_and_score(
         Ok(Err(e)) => (String::new(), Some(e.to_string())),
         Err(_) => (String::new(), Some(format!("{kind} panicked"))),
     };
+    if let Some(path) = out {
+        write_output(path, &output);
+    }
     scored_page(page, &output, error, model.is_some(), Some(secs), html.len())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::path::Path;
 
     #[test]
     fn variants_and_par_map() {

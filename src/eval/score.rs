@@ -6,7 +6,7 @@
 
 use crate::crawl::url::normalize;
 use crate::eval::dataset::{read_jsonl, DatasetError};
-use crate::eval::metrics::{word_alignment_prf, words, Aggregate, Prf};
+use crate::eval::metrics::{visible_text, word_alignment_prf, words, Aggregate, Prf};
 use serde::Deserialize;
 use std::collections::HashMap;
 use std::fmt::Write;
@@ -82,14 +82,14 @@ pub fn score_corpus(corpus: &Path, gold: &Path) -> Result<ScoreReport, DatasetEr
     let mut total = Aggregate::default();
     let mut sites: Vec<(String, Aggregate)> = Vec::new();
     for g in gold {
-        let gold_text = g.text.unwrap_or_default();
+        let gold_text = visible_text(g.text.as_deref().unwrap_or_default()).into_owned();
         let gold_words = words(&gold_text);
         if gold_words.is_empty() {
             continue;
         }
         let record = g.url.as_deref().and_then(key).and_then(|k| by_url.get(&k)).or_else(|| by_id.get(g.id.as_str()));
         let output = record.and_then(|r| r.text.as_deref()).unwrap_or("");
-        let prf = word_alignment_prf(&words(output), &gold_words);
+        let prf = word_alignment_prf(&words(&visible_text(output)), &gold_words);
         total.add(prf);
         let site = g.site.unwrap_or_default();
         match sites.iter_mut().find(|(s, _)| *s == site) {
