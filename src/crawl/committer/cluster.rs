@@ -6,10 +6,11 @@
 //! its outcome ([`Committer::finish_url`]); a partition that moves is forgotten once its hosts'
 //! samples are written ([`Committer::check_releases`]).
 
+use super::frontier::NewUrl;
 use super::Committer;
 use crate::cluster::{ClusterLink, Delivered, RemoteUrl, StreamRef};
 use crate::crawl::CrawlError;
-use crate::store::{CrawlState, StateBatch, UrlKind};
+use crate::store::{CrawlState, StateBatch};
 use std::collections::{BTreeSet, HashSet};
 use std::time::Instant;
 use url::Url;
@@ -56,9 +57,10 @@ fn cluster_err(e: crate::cluster::ClusterError) -> CrawlError {
 }
 
 impl Committer {
-    /// Queue `url` for `target` through its partition's stream (instead of the local
+    /// Queue `new.url` for `new.target` through its partition's stream (instead of the local
     /// frontier); `new_seed` and `cap` travel with it for the owner.
-    pub(super) fn send_remote(&mut self, target: &str, url: &Url, depth: u32, kind: UrlKind, new_seed: &str, cap: u64) {
+    pub(super) fn send_remote(&mut self, new: NewUrl<'_>) {
+        let NewUrl { target, url, depth, kind, new_seed, cap } = new;
         let Some(c) = &mut self.cluster else { return };
         let identity = CrawlState::url_identity(url.as_str());
         if !c.outbox_seen.insert(identity) {
@@ -99,7 +101,8 @@ impl Committer {
                 Ok(url) => {
                     let cap = d.url.cap.unwrap_or(u64::MAX);
                     let stream = Some(d.at.encode());
-                    self.queue_local(&d.url.host, &url, d.url.depth, d.url.kind, &d.url.seed, cap, stream)?
+                    let (target, depth, kind, new_seed) = (&d.url.host, d.url.depth, d.url.kind, &d.url.seed);
+                    self.queue_local(NewUrl { target, url: &url, depth, kind, new_seed, cap }, stream)?
                 }
                 Err(_) => false,
             };

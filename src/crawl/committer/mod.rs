@@ -14,31 +14,32 @@
 //!    work, and the learn and drain jobs the group asked for go to the worker pool.
 //!
 //! A host's sample fills → learn job, which then extracts the sample it parsed; a drain job
-//! extracts the pages that waited beyond the sample (in crawl order), while later pages of that host wait in memory until the drain is done, so
-//! the corpus keeps fetch order within a host whatever the worker timing.
+//! extracts the pages that waited beyond the sample (in crawl order), while later pages of
+//! that host wait in memory until the drain is done, so the corpus keeps fetch order within a
+//! host whatever the worker timing.
+//!
+//! The parts: `frontier` queues URLs (links, redirects, sitemaps, feeds), `models` runs a
+//! host's model through learning, draining and re-learning, `records` turns an extraction
+//! into a corpus record, `cluster` is the side of a cluster crawl and `hosts_view` yield
+//! pruning and the status snapshot's per-host view.
 
 mod cluster;
+mod frontier;
 mod hosts_view;
-use crate::classify::{PageClass, PageType};
+mod models;
+mod records;
 use crate::config::Config;
 use crate::crawl::address::AddressPolicy;
 use crate::crawl::messages::{
     send_queued, CommitMsg, Discard, Event, PageContent, PageDone, PageResult, WaitingDone, WorkItem,
 };
-use crate::crawl::record::{record_of, RecordSource};
-use crate::crawl::robots::{RobotsEntry, RobotsStatus};
 use crate::crawl::snapshot::SNAPSHOT_INTERVAL;
 use crate::crawl::sources::MAX_SITEMAP_DEPTH;
-use crate::crawl::url::{host_key, in_scope, looks_like_html, normalize};
 use crate::crawl::CrawlError;
 use crate::dedup::log::HashLog;
 use crate::dedup::{Onion, OnionScratch, SeenSet};
 use crate::domain::DomainModel;
-use crate::extract::pipeline::{ModelUse, PageExtraction};
-use crate::extract::ExtractError;
-use crate::store::{
-    Counters, CrawlState, FetchedPageEntry, FrontierEntry, HostPhase, HostRecord, SampledPage, StateBatch, UrlKind,
-};
+use crate::store::{Counters, CrawlState, FetchedPageEntry, HostPhase, HostRecord, SampledPage, StateBatch, UrlKind};
 use crate::write::warc::{HttpExchange, WarcRef, WarcWriter};
 use crate::write::{CorpusFormat, CorpusWriter};
 pub use cluster::{forget_unowned, CommitterCluster};
@@ -48,7 +49,6 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use url::Url;
 
 /// The committer's view of one host.
 struct HostBook {
@@ -395,103 +395,6 @@ impl Committer {
         Ok(())
     }
 
-    /// A host ran dry (or was given up) while sampling: learn from at least `min_sample`
-    /// pages (a full `sample_size` when it is sampled again to re-learn its model), else
-    /// jusText alone (or the earlier model) for its waiting and later pages.
-    fn host_dry(&mut self, host: &str) {
-        let (min_sample, sample_size) = (self.cfg.learn.min_sample as u64, self.cfg.learn.sample_size as u64);
-        let book = self.book(host);
-        if book.rec.phase != HostPhase::Sampling || book.learning {
-            return;
-        }
-        // A host sampled again replaces its model only with one learned from a full sample.
-        let needed = if book.model.is_some() { sample_size } else { min_sample };
-        if book.rec.sampled >= needed && book.rec.sampled > 0 {
-            book.learning = true;
-            let generation = book.rec.relearned;
-            self.after_commit.push(WorkItem::Learn { host: host.to_string(), generation });
-            self.group_start.get_or_insert_with(Instant::now);
-            return;
-        }
-        if let Some(model) = book.model.clone() {
-            // Sampled again, but fewer than `sample_size` new pages came: the earlier model stays.
-            book.rec.phase = HostPhase::Learned;
-            (book.rec.window_pages, book.rec.window_missed) = (0, 0);
-            book.rec.baseline_missed_share = None;
-            tracing::info!(host, sampled = book.rec.sampled, "too few pages to re-learn: the model stays");
-            self.events_after_commit.push(Event::Model { host: host.to_string(), model: Some(model) });
-            self.schedule_drain(host);
-            self.touch(host);
-            return;
-        }
-        book.rec.phase = HostPhase::Fallback;
-        tracing::info!(host, sampled = book.rec.sampled, "sample below min_sample: jusText alone");
-        self.events_after_commit.push(Event::Model { host: host.to_string(), model: None });
-        self.schedule_drain(host);
-        self.touch(host);
-    }
-
-    /// Count a page extracted with `host`'s model of `generation` (`missed`: no template on the
-    /// page, or rejected by the guard), in fetch order from the model's sample on (the sample's
-    /// own pages show how the model fits the site). At the end of each `[learn] relearn_window`
-    /// pages, a window whose missed share is `relearn_miss_rise` above the model's first window
-    /// sends the host back to sampling ([`Committer::resample`]; after the drain in progress,
-    /// which must not take the fresh sample's pages): the site changed, the model is learned
-    /// again from fresh pages (at most `max_relearns` times).
-    fn watch_model(&mut self, host: &str, generation: u32, missed: bool) {
-        let learn = &self.cfg.learn;
-        let (window, rise, max_relearns) = (learn.relearn_window as u64, learn.relearn_miss_rise, learn.max_relearns);
-        let book = self.book(host);
-        // Pages extracted with an earlier model (in flight when the host was sampled again) do
-        // not count for the new one.
-        if window == 0 || book.rec.phase != HostPhase::Learned || generation != book.rec.relearned {
-            return;
-        }
-        book.rec.window_pages += 1;
-        book.rec.window_missed += u64::from(missed);
-        if book.rec.window_pages < window {
-            return;
-        }
-        let share = book.rec.window_missed as f64 / book.rec.window_pages as f64;
-        (book.rec.window_pages, book.rec.window_missed) = (0, 0);
-        let Some(baseline) = book.rec.baseline_missed_share else {
-            book.rec.baseline_missed_share = Some(share);
-            return;
-        };
-        if share < baseline + rise || book.rec.relearned >= max_relearns {
-            return;
-        }
-        tracing::info!(host, missed_share = share, baseline, "the model stopped matching: sampling the host again");
-        if book.draining {
-            book.resample_after_drain = true;
-        } else {
-            self.resample(host);
-        }
-    }
-
-    /// Send `host` back to sampling: dispatch keeps its next pages for a fresh sample.
-    fn resample(&mut self, host: &str) {
-        let book = self.book(host);
-        book.resample_after_drain = false;
-        book.rec.phase = HostPhase::Sampling;
-        book.rec.sampled = 0;
-        book.rec.relearned += 1;
-        book.rec.baseline_missed_share = None;
-        self.events_after_commit.push(Event::Resample { host: host.to_string() });
-        self.touch(host);
-    }
-
-    fn schedule_drain(&mut self, host: &str) {
-        let book = self.book(host);
-        if book.draining || book.rec.waiting == 0 || book.rec.phase == HostPhase::Sampling {
-            return;
-        }
-        book.draining = true;
-        let model = book.model.clone();
-        self.after_commit.push(WorkItem::Drain { host: host.to_string(), model });
-        self.group_start.get_or_insert_with(Instant::now);
-    }
-
     fn discard(&mut self, host: &str, why: Discard) {
         let key = why.key();
         *self.book(host).rec.discards.entry(key.clone()).or_default() += 1;
@@ -686,243 +589,6 @@ impl Committer {
         Ok(last)
     }
 
-    fn mark_seen(&mut self, url: &str) {
-        self.group_seen.insert(CrawlState::url_identity(url));
-        self.batch.mark_seen(url);
-    }
-
-    fn is_seen(&self, url: &str) -> Result<bool, CrawlError> {
-        Ok(self.group_seen.contains(&CrawlState::url_identity(url)) || self.state.is_seen(url)?)
-    }
-
-    /// Queue the target of a redirect to another host. From a seed (depth 0) the target is
-    /// a seed of its own, so `http://example.org/` moving to `https://www.example.org/` is
-    /// crawled (Heritrix: redirected seeds are seeds); from any other page it is a link, in
-    /// scope or not.
-    fn enqueue_redirect(&mut self, host: &str, from: &FrontierEntry, target: Url) -> Result<(), CrawlError> {
-        if from.depth > 0 {
-            return self.enqueue_links(host, from, &[target]);
-        }
-        let (Some(url), Some(target_host)) = (normalize(&target), host_key(&target)) else { return Ok(()) };
-        if self.cfg.crawl.is_excluded(url.as_str()) || self.is_seen(url.as_str())? {
-            return Ok(());
-        }
-        self.queue_url(&target_host, &url, 0, UrlKind::Page, url.as_str(), u64::MAX)
-    }
-
-    /// The sitemaps of a host whose robots.txt came: its `Sitemap:` lines, else its
-    /// `/sitemap.xml` (when robots.txt was readable or absent). Each is queued once per crawl
-    /// (the seen set), so a refreshed robots.txt adds only new ones.
-    fn enqueue_sitemaps(&mut self, host: &str, robots: &RobotsEntry) -> Result<(), CrawlError> {
-        if robots.status == RobotsStatus::DisallowAll {
-            return Ok(());
-        }
-        let Ok(seed) = Url::parse(&self.book(host).rec.seed) else { return Ok(()) };
-        let Ok(origin) = seed.join("/robots.txt") else { return Ok(()) };
-        let listed = robots.body.as_deref().map(sitemap_lines).unwrap_or_default();
-        let sitemaps = if listed.is_empty() { vec!["/sitemap.xml".to_string()] } else { listed };
-        for sitemap in sitemaps {
-            if let Ok(url) = origin.join(&sitemap) {
-                self.queue_source(host, &url, UrlKind::Sitemap, 0)?;
-            }
-        }
-        Ok(())
-    }
-
-    /// Queue a sitemap or feed found by `host` (its robots.txt, a sitemap index, a seed page)
-    /// when it is in the crawl's scope, allowed and unseen; `depth` is its sitemap nesting.
-    fn queue_source(&mut self, host: &str, url: &Url, kind: UrlKind, depth: u32) -> Result<(), CrawlError> {
-        let seed_text = self.book(host).rec.seed.clone();
-        let Ok(seed) = Url::parse(&seed_text) else { return Ok(()) };
-        let Some(url) = normalize(url) else { return Ok(()) };
-        if !in_scope(&url, &seed, self.cfg.crawl.scope) || self.addresses.check_url(&url).is_err() {
-            return Ok(());
-        }
-        let Some(target) = host_key(&url) else { return Ok(()) };
-        if self.is_seen(url.as_str())? {
-            return Ok(());
-        }
-        self.queue_url(&target, &url, depth, kind, &seed_text, self.cfg.crawl.max_pages_per_host)
-    }
-
-    /// Put `url` (a `kind` URL) on the frontier of `target` at `depth`, unless the host has
-    /// `cap` URLs queued already. A host new to the crawl gets a record with the seed
-    /// `new_seed`. In a cluster crawl the URL goes to its partition's stream instead.
-    fn queue_url(
-        &mut self,
-        target: &str,
-        url: &Url,
-        depth: u32,
-        kind: UrlKind,
-        new_seed: &str,
-        cap: u64,
-    ) -> Result<(), CrawlError> {
-        if self.cluster.is_some() {
-            self.send_remote(target, url, depth, kind, new_seed, cap);
-            return Ok(());
-        }
-        self.queue_local(target, url, depth, kind, new_seed, cap, None).map(|_| ())
-    }
-
-    /// [`Committer::queue_url`] on this worker's frontier, with the URL's stream entry in a
-    /// cluster crawl. Returns false when the host's cap refused it.
-    #[allow(clippy::too_many_arguments)]
-    fn queue_local(
-        &mut self,
-        target: &str,
-        url: &Url,
-        depth: u32,
-        kind: UrlKind,
-        new_seed: &str,
-        cap: u64,
-        stream: Option<String>,
-    ) -> Result<bool, CrawlError> {
-        if !self.hosts.contains_key(target) {
-            let rec = match self.state.host(target)? {
-                Some(r) => r,
-                None => HostRecord { host: target.to_string(), seed: new_seed.to_string(), ..HostRecord::default() },
-            };
-            self.book(target).rec = rec;
-        }
-        let book = self.book(target);
-        if book.rec.enqueued >= cap {
-            return Ok(false);
-        }
-        book.rec.enqueued += 1;
-        let seed = book.rec.seed.clone();
-        self.group_seen.insert(CrawlState::url_identity(url.as_str()));
-        let entry = FrontierEntry { url: url.to_string(), depth, seq: 0, kind, validators: None, stream };
-        self.batch.push_frontier(target, entry);
-        self.group_work.insert(target.to_string(), seed);
-        self.touch(target);
-        Ok(true)
-    }
-
-    /// Queue the in-scope, unseen links of a page (depth + 1, per-host cap); new hosts get a
-    /// record with the linking host's seed (scope is relative to it).
-    fn enqueue_links(&mut self, host: &str, from: &FrontierEntry, links: &[Url]) -> Result<(), CrawlError> {
-        let depth = from.depth + 1;
-        if depth > self.cfg.crawl.max_depth || links.is_empty() {
-            return Ok(());
-        }
-        let seed_text = self.book(host).rec.seed.clone();
-        let Ok(seed) = Url::parse(&seed_text) else { return Ok(()) };
-        let cap = self.cfg.crawl.max_pages_per_host;
-        for link in links {
-            let Some(url) = normalize(link) else { continue };
-            if !looks_like_html(&url)
-                || !in_scope(&url, &seed, self.cfg.crawl.scope)
-                || self.cfg.crawl.is_excluded(url.as_str())
-                || self.addresses.check_url(&url).is_err()
-            {
-                continue;
-            }
-            let Some(target) = host_key(&url) else { continue };
-            if self.is_seen(url.as_str())? {
-                continue;
-            }
-            self.queue_url(&target, &url, depth, UrlKind::Page, &seed_text, cap)?;
-        }
-        Ok(())
-    }
-
-    /// Dedup `extraction` against everything written (in memory) and append its record. A
-    /// page without a record is counted as a discard with its reason; a page with main text
-    /// is counted as article or other, and with `drop_non_article` an "other" page is the
-    /// discard `not_article`.
-    fn add_extraction(
-        &mut self,
-        host: &str,
-        meta: &PageMeta<'_>,
-        extraction: Result<PageExtraction, ExtractError>,
-        class: Option<PageClass>,
-    ) -> Result<(), CrawlError> {
-        let ex = match extraction {
-            Ok(ex) => ex,
-            Err(ExtractError::PatternNotFound { .. }) => {
-                self.discard(host, Discard::NoGoldminerPattern);
-                return Ok(());
-            }
-            Err(e) => {
-                tracing::warn!(url = %crate::crawl::url::for_log(meta.url), "extraction failed: {e}");
-                self.discard(host, Discard::ExtractionError);
-                return Ok(());
-            }
-        };
-        match ex.model_use {
-            ModelUse::None => {}
-            ModelUse::Applied => self.book(host).rec.model_matched += 1,
-            ModelUse::Unmatched => self.book(host).rec.model_unmatched += 1,
-            ModelUse::Rejected => {
-                self.book(host).rec.model_rejected += 1;
-                self.counters.model_rejected += 1;
-            }
-        }
-        if let Some(share) = ex.model_share.filter(|&share| share < crate::extract::pipeline::MODEL_MIN_WORD_SHARE) {
-            self.counters.model_halved += 1;
-            let rec = &mut self.book(host).rec;
-            rec.model_halved += 1;
-            if rec.model_halved_pages.len() < crate::store::MODEL_HALVED_LISTED {
-                rec.model_halved_pages.push((meta.url.to_string(), share));
-            }
-        }
-        if let Some(generation) = ex.model_generation {
-            self.watch_model(host, generation, ex.model_use != ModelUse::Applied);
-        }
-        if ex.paragraphs.is_empty() {
-            self.discard(host, Discard::NoMainText);
-            return Ok(());
-        }
-        match class.map(|c| c.page_type) {
-            Some(PageType::Article) => {
-                self.book(host).rec.articles += 1;
-                self.counters.articles += 1;
-            }
-            Some(PageType::Other) => {
-                self.book(host).rec.others += 1;
-                self.counters.others += 1;
-                if self.cfg.classify.drop_non_article {
-                    self.discard(host, Discard::NotArticle);
-                    return Ok(());
-                }
-            }
-            None => {}
-        }
-        let outcome = self.onion.filter_with(&mut self.scratch, &ex.paragraphs, &self.seen)?;
-        self.counters.duplicate_paragraphs += outcome.dropped as u64;
-        if outcome.kept.is_empty() {
-            self.discard(host, Discard::AllDuplicate);
-            return Ok(());
-        }
-        let warc = meta.warc.as_ref();
-        let source = RecordSource {
-            url: meta.url,
-            final_url: meta.final_url,
-            host,
-            fetched_at: meta.fetched_at,
-            http_status: Some(meta.status),
-            content_type: meta.content_type.clone(),
-            warc_record_id: warc.map(|w| w.record_id.clone()),
-            warc_file: warc.map(|w| w.file.clone()),
-            warc_offset: warc.map(|w| w.offset),
-        };
-        let record = record_of(source, ex, class, outcome.kept);
-        if !self.cfg.crawl.keeps_language(record.lang.as_deref()) {
-            self.discard(host, Discard::WrongLanguage);
-            return Ok(());
-        }
-        self.writer.append(&record)?;
-        self.seen.insert_all(&outcome.new_hashes);
-        self.log.append(&outcome.new_hashes);
-        self.counters.records += 1;
-        self.counters.paragraphs += record.paragraphs.len() as u64;
-        let rec = &mut self.book(host).rec;
-        rec.written += 1;
-        rec.text_bytes += record.text.len() as u64;
-        rec.words += record.word_count;
-        Ok(())
-    }
-
     /// Step 2: make the group durable, then step 3: tell dispatch, start the jobs.
     fn commit(&mut self) -> Result<(), CrawlError> {
         if self.group_start.is_some() {
@@ -987,18 +653,6 @@ impl Committer {
 /// A group is committed early once its store batch holds this many writes (frontier entries
 /// and seen URLs of link-heavy pages): sled keeps a batch and the pages it touches in memory.
 const MAX_GROUP_WRITES: usize = 8_192;
-
-/// The URLs of a robots.txt's `Sitemap:` lines (sitemaps.org; any group, case-insensitive).
-fn sitemap_lines(robots: &str) -> Vec<String> {
-    robots
-        .lines()
-        .filter_map(|line| {
-            let line = line.split('#').next().unwrap_or("").trim();
-            let (key, value) = line.split_once(':')?;
-            (key.trim().eq_ignore_ascii_case("sitemap") && !value.trim().is_empty()).then(|| value.trim().to_string())
-        })
-        .collect()
-}
 
 fn is_extracted(done: &PageDone) -> bool {
     matches!(&done.result, PageResult::Fetched { work: Some(w), .. } if matches!(w.content, PageContent::Extracted(..)))

@@ -1,0 +1,183 @@
+//! The frontier side of the [`Committer`]: the seen set of the group in progress, and every
+//! URL put on the frontier — links of a page ([`Committer::enqueue_links`]), a redirect's target,
+//! a host's sitemaps and feeds — after the scope, exclusion, address and per-host cap checks.
+//! In a cluster crawl a URL of another worker's host goes to its partition's stream instead
+//! ([`Committer::queue_url`]).
+
+use super::Committer;
+use crate::crawl::robots::{RobotsEntry, RobotsStatus};
+use crate::crawl::url::{host_key, in_scope, looks_like_html, normalize};
+use crate::crawl::CrawlError;
+use crate::store::{CrawlState, FrontierEntry, HostRecord, UrlKind};
+use url::Url;
+
+/// A URL to put on a host's frontier.
+pub(super) struct NewUrl<'a> {
+    /// The host (its [`host_key`]) whose frontier takes the URL.
+    pub target: &'a str,
+    /// The normalised URL.
+    pub url: &'a Url,
+    /// Links followed from a seed (0 for a seed; sitemap nesting for a sitemap).
+    pub depth: u32,
+    /// Page, sitemap or feed.
+    pub kind: UrlKind,
+    /// The seed a host new to the crawl gets (scope is relative to it).
+    pub new_seed: &'a str,
+    /// Most URLs the host may have queued; `u64::MAX` for none.
+    pub cap: u64,
+}
+
+impl Committer {
+    /// Mark `url` seen in the group in progress and in its store batch.
+    pub(super) fn mark_seen(&mut self, url: &str) {
+        self.group_seen.insert(CrawlState::url_identity(url));
+        self.batch.mark_seen(url);
+    }
+
+    /// Whether `url` was seen by this crawl (committed or in the group in progress).
+    pub(super) fn is_seen(&self, url: &str) -> Result<bool, CrawlError> {
+        Ok(self.group_seen.contains(&CrawlState::url_identity(url)) || self.state.is_seen(url)?)
+    }
+
+    /// Queue the target of a redirect to another host. From a seed (depth 0) the target is
+    /// a seed of its own, so `http://example.org/` moving to `https://www.example.org/` is
+    /// crawled (Heritrix: redirected seeds are seeds); from any other page it is a link, in
+    /// scope or not.
+    pub(super) fn enqueue_redirect(&mut self, host: &str, from: &FrontierEntry, target: Url) -> Result<(), CrawlError> {
+        if from.depth > 0 {
+            return self.enqueue_links(host, from, &[target]);
+        }
+        let (Some(url), Some(target_host)) = (normalize(&target), host_key(&target)) else { return Ok(()) };
+        if self.cfg.crawl.is_excluded(url.as_str()) || self.is_seen(url.as_str())? {
+            return Ok(());
+        }
+        let new_seed = url.as_str();
+        self.queue_url(NewUrl {
+            target: &target_host,
+            url: &url,
+            depth: 0,
+            kind: UrlKind::Page,
+            new_seed,
+            cap: u64::MAX,
+        })
+    }
+
+    /// The sitemaps of a host whose robots.txt came: its `Sitemap:` lines, else its
+    /// `/sitemap.xml` (when robots.txt was readable or absent). Each is queued once per crawl
+    /// (the seen set), so a refreshed robots.txt adds only new ones.
+    pub(super) fn enqueue_sitemaps(&mut self, host: &str, robots: &RobotsEntry) -> Result<(), CrawlError> {
+        if robots.status == RobotsStatus::DisallowAll {
+            return Ok(());
+        }
+        let Ok(seed) = Url::parse(&self.book(host).rec.seed) else { return Ok(()) };
+        let Ok(origin) = seed.join("/robots.txt") else { return Ok(()) };
+        let listed = robots.body.as_deref().map(sitemap_lines).unwrap_or_default();
+        let sitemaps = if listed.is_empty() { vec!["/sitemap.xml".to_string()] } else { listed };
+        for sitemap in sitemaps {
+            if let Ok(url) = origin.join(&sitemap) {
+                self.queue_source(host, &url, UrlKind::Sitemap, 0)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Queue a sitemap or feed found by `host` (its robots.txt, a sitemap index, a seed page)
+    /// when it is in the crawl's scope, allowed and unseen; `depth` is its sitemap nesting.
+    pub(super) fn queue_source(&mut self, host: &str, url: &Url, kind: UrlKind, depth: u32) -> Result<(), CrawlError> {
+        let seed_text = self.book(host).rec.seed.clone();
+        let Ok(seed) = Url::parse(&seed_text) else { return Ok(()) };
+        let Some(url) = normalize(url) else { return Ok(()) };
+        if !in_scope(&url, &seed, self.cfg.crawl.scope) || self.addresses.check_url(&url).is_err() {
+            return Ok(());
+        }
+        let Some(target) = host_key(&url) else { return Ok(()) };
+        if self.is_seen(url.as_str())? {
+            return Ok(());
+        }
+        let cap = self.cfg.crawl.max_pages_per_host;
+        self.queue_url(NewUrl { target: &target, url: &url, depth, kind, new_seed: &seed_text, cap })
+    }
+
+    /// Put `new.url` on the frontier of `new.target`, unless the host has `new.cap` URLs queued
+    /// already. A host new to the crawl gets a record with the seed `new.new_seed`. In a cluster
+    /// crawl the URL goes to its partition's stream instead.
+    pub(super) fn queue_url(&mut self, new: NewUrl<'_>) -> Result<(), CrawlError> {
+        if self.cluster.is_some() {
+            self.send_remote(new);
+            return Ok(());
+        }
+        self.queue_local(new, None).map(|_| ())
+    }
+
+    /// [`Committer::queue_url`] on this worker's frontier, with the URL's stream entry in a
+    /// cluster crawl. Returns false when the host's cap refused it.
+    pub(super) fn queue_local(&mut self, new: NewUrl<'_>, stream: Option<String>) -> Result<bool, CrawlError> {
+        let NewUrl { target, url, depth, kind, new_seed, cap } = new;
+        if !self.hosts.contains_key(target) {
+            let rec = match self.state.host(target)? {
+                Some(r) => r,
+                None => HostRecord { host: target.to_string(), seed: new_seed.to_string(), ..HostRecord::default() },
+            };
+            self.book(target).rec = rec;
+        }
+        let book = self.book(target);
+        if book.rec.enqueued >= cap {
+            return Ok(false);
+        }
+        book.rec.enqueued += 1;
+        let seed = book.rec.seed.clone();
+        self.group_seen.insert(CrawlState::url_identity(url.as_str()));
+        let entry = FrontierEntry { url: url.to_string(), depth, seq: 0, kind, validators: None, stream };
+        self.batch.push_frontier(target, entry);
+        self.group_work.insert(target.to_string(), seed);
+        self.touch(target);
+        Ok(true)
+    }
+
+    /// Queue the in-scope, unseen links of a page (depth + 1, per-host cap); new hosts get a
+    /// record with the linking host's seed (scope is relative to it).
+    pub(super) fn enqueue_links(&mut self, host: &str, from: &FrontierEntry, links: &[Url]) -> Result<(), CrawlError> {
+        let depth = from.depth + 1;
+        if depth > self.cfg.crawl.max_depth || links.is_empty() {
+            return Ok(());
+        }
+        let seed_text = self.book(host).rec.seed.clone();
+        let Ok(seed) = Url::parse(&seed_text) else { return Ok(()) };
+        let cap = self.cfg.crawl.max_pages_per_host;
+        for link in links {
+            let Some(url) = normalize(link) else { continue };
+            if !looks_like_html(&url)
+                || !in_scope(&url, &seed, self.cfg.crawl.scope)
+                || self.cfg.crawl.is_excluded(url.as_str())
+                || self.addresses.check_url(&url).is_err()
+            {
+                continue;
+            }
+            let Some(target) = host_key(&url) else { continue };
+            if self.is_seen(url.as_str())? {
+                continue;
+            }
+            self.queue_url(NewUrl {
+                target: &target,
+                url: &url,
+                depth,
+                kind: UrlKind::Page,
+                new_seed: &seed_text,
+                cap,
+            })?;
+        }
+        Ok(())
+    }
+}
+
+/// The URLs of a robots.txt's `Sitemap:` lines (sitemaps.org; any group, case-insensitive).
+fn sitemap_lines(robots: &str) -> Vec<String> {
+    robots
+        .lines()
+        .filter_map(|line| {
+            let line = line.split('#').next().unwrap_or("").trim();
+            let (key, value) = line.split_once(':')?;
+            (key.trim().eq_ignore_ascii_case("sitemap") && !value.trim().is_empty()).then(|| value.trim().to_string())
+        })
+        .collect()
+}
