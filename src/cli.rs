@@ -465,7 +465,8 @@ pub struct EvalArgs {
     #[arg(long, value_name = "DIR")]
     pub combiner_cv: Option<PathBuf>,
     /// Write every row's extracted text to DIR/<row>/<set>/<id>.txt (the layout of
-    /// `--reference`), to read beside the gold or score with another scorer.
+    /// `--reference`; a discard has no file), to read beside the gold or score with another
+    /// scorer.
     #[arg(long, value_name = "DIR")]
     pub outputs: Option<PathBuf>,
     /// Configuration file (for [justext], [learn], [crawl] language, [eval] data_dir).

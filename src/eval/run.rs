@@ -52,8 +52,9 @@ pub struct EvalOptions {
     /// ([`site_fold`]), model `k` trained without fold `k`; a page of fold `k` is extracted
     /// with model `k`. `None`: `settings.combiner` for every page.
     pub combiner_folds: Option<Arc<Vec<CombinerModel>>>,
-    /// Where each row's output text goes, `DIR/<row slug>/<set>/<id>.txt` ([`output_path`]);
-    /// `None`: nowhere. A file that cannot be written is reported and skipped.
+    /// Where each row's output text goes, `DIR/<row slug>/<set>/<id>.txt` ([`output_path`]),
+    /// for every page that is not a discard; `None`: nowhere. A file that cannot be written is
+    /// reported and skipped.
     pub outputs: Option<PathBuf>,
 }
 
@@ -371,7 +372,8 @@ impl ThreadClock {
 }
 
 /// Where `--outputs DIR` puts a row's output for one page: `DIR/<label>/<set>/<id>.txt`, the
-/// label with spaces and parentheses turned into `-` (`default (loo)` → `default-loo`).
+/// label's spaces turned into `-` and its parentheses dropped (`default (loo)` →
+/// `default-loo`).
 pub fn output_path(dir: &Path, variant: &Variant, set: &str, id: &str) -> PathBuf {
     let label: String =
         variant.label().chars().filter(|c| !matches!(c, '(' | ')')).map(|c| if c == ' ' { '-' } else { c }).collect();
@@ -387,7 +389,8 @@ fn write_output(path: &Path, text: &str) {
 }
 
 /// Extract one page with one extractor (timed: [`ThreadClock`]) and score it; with `out`, the
-/// output text is also written there. A panic inside the extractor is caught and counted as a
+/// output text is also written there unless the page is a discard (no file: a discard, as
+/// `--reference` reads it). A panic inside the extractor is caught and counted as a
 /// discard, so one bad page cannot stop a long evaluation.
 fn extract_and_score(
     page: &GoldPage,
@@ -405,7 +408,7 @@ fn extract_and_score(
         Ok(Err(e)) => (String::new(), Some(e.to_string())),
         Err(_) => (String::new(), Some(format!("{kind} panicked"))),
     };
-    if let Some(path) = out {
+    if let (Some(path), None) = (out, &error) {
         write_output(path, &output);
     }
     scored_page(page, &output, error, model.is_some(), Some(secs), html.len())
