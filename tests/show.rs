@@ -2,7 +2,8 @@
 //! GoldMiner template and StaDyNoT static keys): the HTML marks the navigation menu as static
 //! noise, keeps the pages' record paragraphs, and marks a paragraph written before as an
 //! Onion duplicate with the URL whose record holds it; with Debian's `chromium` there, the
-//! page is opened headless and a screenshot taken.
+//! page is opened headless and a screenshot taken. A page fetched through a redirect is found
+//! by its record's URL.
 
 mod support;
 
@@ -32,19 +33,40 @@ fn unescape(s: &str) -> String {
     s.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", "\"").replace("&#39;", "'").replace("&amp;", "&")
 }
 
-fn crawl(dir: &Path, addr: std::net::SocketAddr) {
-    std::fs::write(dir.join("seeds.txt"), format!("http://{HOST}/blog/\n")).unwrap();
+/// Crawl `http://{host}{path}` from the shared sites with no politeness delay; `crawl_extra`
+/// goes into the `[crawl]` table.
+fn crawl(dir: &Path, addr: std::net::SocketAddr, host: &str, path: &str, crawl_extra: &str) {
+    std::fs::write(dir.join("seeds.txt"), format!("http://{host}{path}\n")).unwrap();
     let toml = support::loopback_config(
         addr,
-        &[HOST],
+        &[host],
         &format!(
-            "[crawl]\nstate_dir = \"{}\"\nout_dir = \"{}\"\n[politeness]\nmin_delay = \"0s\"\n",
+            "[crawl]\nstate_dir = \"{}\"\nout_dir = \"{}\"\n{crawl_extra}[politeness]\nmin_delay = \"0s\"\n",
             dir.join("state").display(),
             dir.join("corpus").display()
         ),
     );
     std::fs::write(dir.join("config.toml"), toml).unwrap();
     assert!(support::crawl_command(dir).status().unwrap().success());
+}
+
+/// `webcorpus show --host HOST [--url URL] --max-pages 1000` on the crawl in `dir`: its page.
+fn show(dir: &Path, host: &str, url: Option<&str>) -> String {
+    let out = dir.join("show.html");
+    let status = Command::new(env!("CARGO_BIN_EXE_webcorpus"))
+        .arg("show")
+        .arg("--state")
+        .arg(dir.join("state"))
+        .args(["--host", host, "--max-pages", "1000"])
+        .args(url.map(|u| ["--url", u]).into_iter().flatten())
+        .arg("--config")
+        .arg(dir.join("config.toml"))
+        .arg("--out")
+        .arg(&out)
+        .status()
+        .unwrap();
+    assert!(status.success(), "show --host {host} --url {url:?}");
+    std::fs::read_to_string(&out).unwrap()
 }
 
 #[test]
@@ -56,21 +78,9 @@ fn show_marks_static_noise_kept_paragraphs_and_duplicates_with_their_first_url()
     };
     let server = SiteServer::start("127.0.0.1:0", shared_sites(&shared.join("sites")));
     let dir = tempfile::tempdir().unwrap();
-    crawl(dir.path(), server.addr);
+    crawl(dir.path(), server.addr, HOST, "/blog/", "");
+    let html = show(dir.path(), HOST, None);
     let out = dir.path().join("show.html");
-    let status = Command::new(env!("CARGO_BIN_EXE_webcorpus"))
-        .arg("show")
-        .arg("--state")
-        .arg(dir.path().join("state"))
-        .args(["--host", HOST, "--max-pages", "1000"])
-        .arg("--config")
-        .arg(dir.path().join("config.toml"))
-        .arg("--out")
-        .arg(&out)
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let html = std::fs::read_to_string(&out).unwrap();
     assert!(!html.contains("<script") && !html.contains("http-equiv"), "self-contained and static");
     assert!(html.contains("GoldMiner begin pattern"), "the learned begin pattern is shown where it matched");
     let shown = blocks(&html);
@@ -132,6 +142,35 @@ fn show_marks_static_noise_kept_paragraphs_and_duplicates_with_their_first_url()
     assert!(status.success());
     let bytes = std::fs::read(&png).unwrap();
     assert!(bytes.starts_with(b"\x89PNG") && bytes.len() > 20_000, "a real screenshot: {} bytes", bytes.len());
+}
+
+/// A page fetched through a redirect (the MediaWiki's `/wiki/Page` → `/wiki/Page/`) is in
+/// the WARC under its final URL: `show --url` finds it by its record's URL, and its record's
+/// paragraphs are marked kept, not duplicates of the page itself.
+#[test]
+fn show_finds_a_redirected_page_by_its_record_url() {
+    let Some(shared) = support::shared_dir("show_finds_a_redirected_page_by_its_record_url") else {
+        return;
+    };
+    let server = SiteServer::start("127.0.0.1:0", shared_sites(&shared.join("sites")));
+    let dir = tempfile::tempdir().unwrap();
+    let host = "awesomewm.org";
+    crawl(dir.path(), server.addr, host, "/wiki/", "max_pages_per_host = 30\n");
+    let corpus = std::fs::read_to_string(dir.path().join("corpus/corpus.jsonl")).unwrap();
+    let record = corpus
+        .lines()
+        .map(|l| Record::from_json(l).unwrap())
+        .find(|r| r.final_url != r.url && r.paragraphs.len() > 3)
+        .expect("a record of a redirected page");
+    let html = show(dir.path(), host, Some(&record.url));
+    let shown = blocks(&html);
+    let kept: Vec<&str> = shown.iter().filter(|b| b.0 == "kept").map(|b| b.2.as_str()).collect();
+    for p in &record.paragraphs {
+        assert!(kept.contains(&p.text.as_str()), "{} wrote {:?}, not marked kept", record.url, p.text);
+    }
+    for (_, _, text, first) in shown.iter().filter(|b| b.0 == "duplicate") {
+        assert_ne!(first.as_deref(), Some(record.final_url.as_str()), "{text:?} marked a duplicate of its own page");
+    }
 }
 
 /// `show --site NAME FILE...`: local pages of one site, its model learned from them as

@@ -284,8 +284,10 @@ pub struct HostView {
 }
 
 /// Explain `host` of the crawl with state `state_dir` and corpus directory `out_dir`: its
-/// pages are read back from `out_dir/warc` (at most `max_pages`, or only `url`), labelled with
-/// the host's model as the crawl did, and compared with the corpus records.
+/// pages are read back from `out_dir/warc` (at most `max_pages`, or only `url`: a record's URL
+/// or the URL it was redirected to), labelled with the host's model as the crawl did, and
+/// compared with the corpus records. Pages are named by the URL they were fetched from (a
+/// record's `final_url`).
 ///
 /// # Errors
 /// [`ShowError`].
@@ -306,18 +308,26 @@ pub fn show_host(
     let corpus = out_dir.join(config.crawl.format.file_name());
     let text = std::fs::read_to_string(&corpus)
         .map_err(|e| ShowError::Corpus { path: corpus.clone(), message: e.to_string() })?;
+    // The WARC holds a redirected page under its final URL, so records are keyed by theirs;
+    // `redirected` takes a record's URL (what `--url` names) to it.
     let mut written: HashMap<String, Vec<String>> = HashMap::new();
     let mut first: HashMap<String, String> = HashMap::new();
+    let mut redirected: HashMap<String, String> = HashMap::new();
     for line in text.lines() {
         let Ok(r) = Record::from_json(line) else { continue };
         if r.host != host {
             continue;
         }
+        let fetched = if r.final_url.is_empty() { r.url.clone() } else { r.final_url.clone() };
         for p in &r.paragraphs {
-            first.entry(p.text.clone()).or_insert_with(|| r.url.clone());
+            first.entry(p.text.clone()).or_insert_with(|| fetched.clone());
         }
-        written.insert(r.url.clone(), r.paragraphs.into_iter().map(|p| p.text).collect());
+        if fetched != r.url {
+            redirected.insert(r.url.clone(), fetched.clone());
+        }
+        written.insert(fetched, r.paragraphs.into_iter().map(|p| p.text).collect());
     }
+    let url = url.map(|u| redirected.get(u).map_or(u, String::as_str));
     let settings = ExtractSettings::from_config(config);
     let mut pages = Vec::new();
     let mut failed = Vec::new();
