@@ -7,14 +7,18 @@
 //! * a GoldMiner template that the halves of a small sample do not learn again is checked on
 //!   the sample pages it matches (www.ifixit.com's product pages, 7 of them);
 //! * inside a stretch, the blocks GoldMiner keeps and the vote drops are added only up to half
-//!   of the page's unlearned text (www.canada.com, a template wider than one page's article).
+//!   of the page's unlearned text (www.canada.com, a template wider than one page's article);
+//! * a site banner the static keys remove is not text the model took: neither the guard nor
+//!   the gold-free word share counts it (the awesomewm.org wiki of `../shared/sites`).
 
 mod support;
 
 use webcorpus::domain::learn::learn;
 use webcorpus::domain::{DomainModel, LearnParams, SamplePage};
 use webcorpus::eval::dataset::{Dataset, GoldPage};
-use webcorpus::extract::pipeline::{extract_html, ExtractSettings, PageExtraction, MODEL_MAX_ADDED_SHARE};
+use webcorpus::extract::pipeline::{
+    extract_html, ExtractSettings, ModelUse, PageExtraction, MODEL_MAX_ADDED_SHARE, MODEL_MIN_WORD_SHARE,
+};
 use webcorpus::extract::{ExtractorKind, JusTextParams};
 
 /// The pages of `host` in the shared set `set`, with their decoded HTML.
@@ -122,4 +126,41 @@ fn a_stretch_adds_at_most_half_of_the_unlearned_text() {
         assert!(added <= MODEL_MAX_ADDED_SHARE + 0.01, "{}: the model added {:.0} %", gold.id, added * 100.0);
     }
     eprintln!("most added: {:.0} %", most_added * 100.0);
+}
+
+/// The gold-free check counts what a model takes from a page's text, not the site banner its
+/// static keys remove: on the awesomewm.org wiki (`../shared/sites`), every page opens with a
+/// "This wiki will shut down!" notice, and on a short article the notice is more than half of
+/// what the unlearned default keeps. The model drops the notice and keeps the article, and
+/// its word share is counted against the words outside the static noise.
+#[test]
+fn a_removed_site_banner_does_not_count_as_text_the_model_took() {
+    let Some(shared) = support::shared_dir("a_removed_site_banner_does_not_count_as_text_the_model_took") else {
+        return;
+    };
+    let wiki = shared.join("sites/awesomewm.org/wiki");
+    let read = |name: &str| SamplePage {
+        url: format!("http://awesomewm.org/wiki/{name}/"),
+        html: std::fs::read_to_string(wiki.join(name).join("index.html")).expect("a wiki page"),
+    };
+    let mut names: Vec<String> = std::fs::read_dir(&wiki)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| wiki.join(n).join("index.html").is_file())
+        .collect();
+    names.sort();
+    let sample: Vec<SamplePage> = names.iter().take(30).map(|n| read(n)).collect();
+    let model = model_of("awesomewm.org", &sample.iter().collect::<Vec<_>>());
+    let page = read("Development_Environment_with_Xephyr_and_GNU_Make");
+    let unlearned = extract_html(&page.html, ExtractorKind::Default, None, &settings()).unwrap();
+    let learned = extract_html(&page.html, ExtractorKind::Default, Some(&model), &settings()).unwrap();
+    let banner = "This wiki will shut down!";
+    assert!(text(&unlearned).contains(banner), "the unlearned default keeps the notice");
+    assert!(!text(&learned).contains(banner), "the model's static keys drop it");
+    assert!(text(&learned).contains("Until full description up"), "the article stays");
+    assert!(2 * words(&learned) < words(&unlearned), "the notice is most of the unlearned text");
+    // Outside the notice the model leaves out only the page title above its stretch.
+    let share = learned.model_share.expect("the static keys apply to the page");
+    assert!(share >= MODEL_MIN_WORD_SHARE, "share {share} counts the banner as text the model took");
+    assert_eq!(learned.model_use, ModelUse::Applied, "the page is not extracted without its model");
 }

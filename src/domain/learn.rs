@@ -10,7 +10,7 @@
 use crate::domain::{DomainModel, LearnParams, RejectedPart, SamplePage, MODEL_FORMAT_VERSION};
 use crate::extract::goldminer::GoldMinerModel;
 use crate::extract::goldminer::{self, LearnPage};
-use crate::extract::pipeline::{default_labels, kept_words, stretch_drop};
+use crate::extract::pipeline::{default_labels, kept_words, stretch_drop, without_static_noise};
 use crate::extract::stadynot;
 use crate::extract::stadynot::StaticNoiseModel;
 use crate::extract::ExtractContext;
@@ -253,7 +253,6 @@ pub fn validate(
                 kept_templates.push(t);
             }
         }
-        record_sample_drops(&mut kept_templates, docs, blocks, &unlearned_labels);
         let mut rest = kept_templates.into_iter();
         model.goldminer = rest.next().map(|mut first| {
             first.alternatives = rest.collect();
@@ -282,6 +281,28 @@ pub fn validate(
             });
         }
         model.stadynot = StaticNoiseModel::new(good, model.stadynot.pages);
+    }
+    // What each kept template's stretch left out of its sample pages, counted as the per-page
+    // guard counts it: outside the static noise of the final keys.
+    if let Some(g) = model.goldminer.take() {
+        let outside_static: Vec<Option<Vec<Label>>> = unlearned_labels
+            .iter()
+            .zip(docs.iter().zip(blocks))
+            .map(|(labels, (doc, blocks))| {
+                let labels = labels.as_ref()?;
+                let noise = stadynot::static_noise_nodes(doc, &model.stadynot);
+                let flags = stadynot::noise_labels(doc, blocks, &noise);
+                Some(without_static_noise(labels, Some(&flags)).into_owned())
+            })
+            .collect();
+        let mut templates = vec![GoldMinerModel { alternatives: Vec::new(), ..g.clone() }];
+        templates.extend(g.alternatives);
+        record_sample_drops(&mut templates, docs, blocks, &outside_static);
+        let mut rest = templates.into_iter();
+        model.goldminer = rest.next().map(|mut first| {
+            first.alternatives = rest.collect();
+            first
+        });
     }
 }
 

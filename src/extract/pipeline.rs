@@ -76,8 +76,9 @@ pub struct PageExtraction {
     pub model_generation: Option<u32>,
     /// The default extractor with a host model whose GoldMiner stretch or static keys apply
     /// to the page: the words the learned labels keep over the words the unlearned default
-    /// keeps (before the per-page guard; below 0.5 the model would halve the page). `None`
-    /// otherwise.
+    /// keeps outside the host's static noise (text on every sampled page, such as a site
+    /// banner, which the guard does not count either; before the per-page guard; below 0.5
+    /// the model would halve the page). `None` otherwise.
     pub model_share: Option<f64>,
 }
 
@@ -115,8 +116,9 @@ pub fn stretch_drop(blocks: &[Block], labels: &[Label], range: &std::ops::Range<
 pub const MODEL_MIN_WORD_SHARE: f64 = 0.5;
 
 /// How much more of the unlearned default's words a template's stretch may leave out of a page
-/// than it left out of the median sample page ([`goldminer::GoldMinerModel::sample_drop`])
-/// before the page is extracted without the model: an end pattern that also occurs inside
+/// than it left out of the median sample page ([`goldminer::GoldMinerModel::sample_drop`];
+/// both counted outside the host's static noise) before the page is extracted without the
+/// model: an end pattern that also occurs inside
 /// some articles (a list of code links in a documentation page) cuts those in the middle.
 pub const MODEL_DROP_MARGIN: f64 = 0.25;
 
@@ -141,14 +143,7 @@ pub const MODEL_EMPTY_WORD_SHARE: f64 = 0.1;
 /// link lists or teasers after it is not halving.
 pub fn guard_rejects(blocks: &[Block], learned: &[Label], unlearned: &[Label], static_noise: Option<&[bool]>) -> bool {
     let words = |b: &Block| b.text.split_whitespace().count();
-    let owned: Vec<Label>;
-    let unlearned = match static_noise {
-        Some(flags) => {
-            owned = unlearned.iter().zip(flags).map(|(l, &n)| if n { Label::Bad } else { *l }).collect();
-            &owned[..]
-        }
-        None => unlearned,
-    };
+    let unlearned = &without_static_noise(unlearned, static_noise)[..];
     let unlearned_words = kept_words(blocks, unlearned);
     if unlearned_words == 0 {
         return false;
@@ -176,6 +171,20 @@ pub fn guard_rejects(blocks: &[Block], learned: &[Label], unlearned: &[Label], s
         }
     }
     2 * lead_kept < lead
+}
+
+/// `labels` with the blocks of the host's static noise (`static_noise`, one flag per block)
+/// dropped; borrowed when there is none.
+pub(crate) fn without_static_noise<'a>(
+    labels: &'a [Label],
+    static_noise: Option<&[bool]>,
+) -> std::borrow::Cow<'a, [Label]> {
+    match static_noise {
+        Some(flags) => {
+            labels.iter().zip(flags).map(|(l, &noise)| if noise { Label::Bad } else { *l }).collect::<Vec<_>>().into()
+        }
+        None => labels.into(),
+    }
 }
 
 /// Parse `html` and extract it (see [`extract_document`]).
@@ -431,14 +440,17 @@ pub fn default_labels(
             static_noise = Some(flags);
         }
     }
-    let unlearned_words = kept_words(blocks, &unlearned);
-    let model_share = (unlearned_words > 0).then(|| kept_words(blocks, &labels) as f64 / unlearned_words as f64);
+    // The word share and the guard count the unlearned words outside the static noise: a site
+    // banner on every page is what the model is for, not text it took.
+    let comparable_labels = without_static_noise(&unlearned, static_noise.as_deref());
+    let comparable = kept_words(blocks, &comparable_labels);
+    let model_share = (comparable > 0).then(|| kept_words(blocks, &labels) as f64 / comparable as f64);
     // The per-page guard: a model never empties or halves what the unlearned default keeps,
     // nor cuts a page far more than its template cut the sample.
     let rejected = guard_rejects(blocks, &labels, &unlearned, static_noise.as_deref())
         || stretch.as_ref().zip(sample_drop).is_some_and(|((range, _), expected)| {
-            stretch_drop(blocks, &unlearned, range) > expected + MODEL_DROP_MARGIN
-                && 3 * dropped_like_kept(blocks, &labels, &unlearned) > unlearned_words
+            stretch_drop(blocks, &comparable_labels, range) > expected + MODEL_DROP_MARGIN
+                && 3 * dropped_like_kept(blocks, &labels, &comparable_labels) > comparable
         });
     Ok(match rejected {
         true => DefaultLabels { labels: unlearned, model_use: ModelUse::Rejected, model_share },

@@ -138,8 +138,8 @@ pub struct HostRecord {
     #[serde(default)]
     pub model_rejected: u64,
     /// Pages whose learned extraction kept less than half of the words of the unlearned
-    /// default (a gold-free check of the model; the guard rejected some of them, see
-    /// `PageExtraction::model_share`).
+    /// default outside the host's static noise (a gold-free check of the model; the guard
+    /// rejected some of them, see `PageExtraction::model_share`).
     #[serde(default)]
     pub model_halved: u64,
     /// The first [`MODEL_HALVED_LISTED`] of those pages: URL and the share of words kept.

@@ -100,8 +100,9 @@ pub struct GoldMinerModel {
     /// [`GoldMinerParams::max_templates`] in all). [`stretch`] tries the patterns in order.
     #[serde(default)]
     pub alternatives: Vec<GoldMinerModel>,
-    /// The median share of the unlearned default's words that this template's stretch left
-    /// out on the sample pages it matched (0.0–1.0; set by the held-out check,
+    /// The median share of the unlearned default's words outside the host's static noise that
+    /// this template's stretch left out on the sample pages it matched (0.0–1.0; set by the
+    /// held-out check,
     /// [`crate::domain::learn::validate`]; `None` when unchecked). The per-page guard
     /// ([`crate::extract::pipeline::MODEL_DROP_MARGIN`]) rejects a page from which the stretch
     /// leaves out much more: the template cut that page where it cuts the host's pages
