@@ -76,9 +76,9 @@ pub struct PageExtraction {
     pub model_generation: Option<u32>,
     /// The default extractor with a host model whose GoldMiner stretch or static keys apply
     /// to the page: the words the learned labels keep over the words the unlearned default
-    /// keeps outside the host's static noise (text on every sampled page, such as a site
-    /// banner, which the guard does not count either; before the per-page guard; below 0.5
-    /// the model would halve the page). `None` otherwise.
+    /// keeps outside the host's static noise (a site banner is not text the model took),
+    /// measured before the per-page guard; below 0.5 the model would halve the page. `None`
+    /// otherwise.
     pub model_share: Option<f64>,
 }
 
@@ -118,8 +118,8 @@ pub const MODEL_MIN_WORD_SHARE: f64 = 0.5;
 /// How much more of the unlearned default's words a template's stretch may leave out of a page
 /// than it left out of the median sample page ([`goldminer::GoldMinerModel::sample_drop`];
 /// both counted outside the host's static noise) before the page is extracted without the
-/// model: an end pattern that also occurs inside
-/// some articles (a list of code links in a documentation page) cuts those in the middle.
+/// model: an end pattern that also occurs inside some articles (a list of code links in a
+/// documentation page) cuts those in the middle.
 pub const MODEL_DROP_MARGIN: f64 = 0.25;
 
 /// Inside a learned stretch, the blocks GoldMiner keeps and the unlearned labels drop are added

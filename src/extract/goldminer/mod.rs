@@ -102,11 +102,10 @@ pub struct GoldMinerModel {
     pub alternatives: Vec<GoldMinerModel>,
     /// The median share of the unlearned default's words outside the host's static noise that
     /// this template's stretch left out on the sample pages it matched (0.0–1.0; set by the
-    /// held-out check,
-    /// [`crate::domain::learn::validate`]; `None` when unchecked). The per-page guard
-    /// ([`crate::extract::pipeline::MODEL_DROP_MARGIN`]) rejects a page from which the stretch
-    /// leaves out much more: the template cut that page where it cuts the host's pages
-    /// elsewhere.
+    /// held-out check, [`crate::domain::learn::validate`]; `None` when unchecked). The
+    /// per-page guard ([`crate::extract::pipeline::MODEL_DROP_MARGIN`]) rejects a page from
+    /// which the stretch leaves out much more: the template cut that page where it cuts the
+    /// host's pages elsewhere.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sample_drop: Option<f64>,
 }
