@@ -464,7 +464,7 @@ pub struct EvalArgs {
     /// without its site's fold, so no page is judged by a combiner that saw its site.
     #[arg(long, value_name = "DIR")]
     pub combiner_cv: Option<PathBuf>,
-    /// Write every row's extracted text to DIR/<row>/<set>/<id>.txt (the layout of
+    /// Write every row's extracted text to `DIR/<row>/<set>/<id>.txt` (the layout of
     /// `--reference`; a discard has no file), to read beside the gold or score with another
     /// scorer.
     #[arg(long, value_name = "DIR")]
