@@ -229,8 +229,9 @@ pub fn validate(
             }
         }
     }
-    // Drop the failing templates of the full model.
-    if let Some(g) = model.goldminer.take() {
+    // Drop the failing templates of the full model (assembled again below, after the static
+    // keys are final).
+    let kept_templates = model.goldminer.take().map(|g| {
         let mut kept_templates = Vec::new();
         let mut all = vec![GoldMinerModel { alternatives: Vec::new(), ..g.clone() }];
         all.extend(g.alternatives.iter().cloned());
@@ -253,15 +254,8 @@ pub fn validate(
                 kept_templates.push(t);
             }
         }
-        let mut rest = kept_templates.into_iter();
-        model.goldminer = rest.next().map(|mut first| {
-            first.alternatives = rest.collect();
-            if first.repeated.is_empty() {
-                first.repeated = g.repeated.clone();
-            }
-            first
-        });
-    }
+        (kept_templates, g.repeated)
+    });
     // Drop the failing static keys.
     let fails = |k: &String| {
         keys.get(k).is_some_and(|&(matched, harmed)| harmed as f64 > TEMPLATE_MAX_HARMED_SHARE * matched as f64)
@@ -284,7 +278,7 @@ pub fn validate(
     }
     // What each kept template's stretch left out of its sample pages, counted as the per-page
     // guard counts it: outside the static noise of the final keys.
-    if let Some(g) = model.goldminer.take() {
+    if let Some((mut templates, repeated)) = kept_templates {
         let outside_static: Vec<Option<Vec<Label>>> = unlearned_labels
             .iter()
             .zip(docs.iter().zip(blocks))
@@ -295,12 +289,13 @@ pub fn validate(
                 Some(without_static_noise(labels, Some(&flags)).into_owned())
             })
             .collect();
-        let mut templates = vec![GoldMinerModel { alternatives: Vec::new(), ..g.clone() }];
-        templates.extend(g.alternatives);
         record_sample_drops(&mut templates, docs, blocks, &outside_static);
         let mut rest = templates.into_iter();
         model.goldminer = rest.next().map(|mut first| {
             first.alternatives = rest.collect();
+            if first.repeated.is_empty() {
+                first.repeated = repeated;
+            }
             first
         });
     }
