@@ -1,7 +1,8 @@
 //! `webcorpus show` after a crawl of a shared site (the Japanese blog, whose model has a
 //! GoldMiner template and StaDyNoT static keys): the HTML marks the navigation menu as static
 //! noise, keeps the pages' record paragraphs, and marks a paragraph written before as an
-//! Onion duplicate with the URL whose record holds it; with Debian's `chromium` there, the
+//! Onion duplicate with the URL whose record holds it, and names the blocks the learned
+//! combiner dropped with their probability; with Debian's `chromium` there, the
 //! page is opened headless and a screenshot taken. A page fetched through a redirect is found
 //! by its record's URL.
 
@@ -114,6 +115,19 @@ fn show_marks_static_noise_kept_paragraphs_and_duplicates_with_their_first_url()
         assert!(holder.paragraphs.iter().any(|p| &p.text == text), "{first} holds {text:?}");
     }
     assert!(html.contains("Legend") && html.contains("class=\"sw static-noise\""), "a legend with every fate");
+    // Every block shows the combiner's probability; a block the combiner dropped (inside the
+    // stretch, outside static noise) is below its threshold.
+    let threshold = webcorpus::extract::combiner::shipped().unwrap().threshold;
+    let probability = |part: &str| -> f32 {
+        let p = part.split("p = ").nth(1).and_then(|t| t.split('<').next()).expect("a probability on every block");
+        p.parse().unwrap()
+    };
+    let parts: Vec<&str> = html.split("<div class=\"b ").skip(1).collect();
+    let by_combiner: Vec<f32> = parts.iter().filter(|p| p.starts_with("combiner\"")).map(|p| probability(p)).collect();
+    assert!(!by_combiner.is_empty(), "the combiner drops some blocks inside the stretch");
+    assert!(by_combiner.iter().all(|&p| p < threshold), "{by_combiner:?}");
+    // Kept blocks show theirs too (inside the learned stretch GoldMiner keeps some below it).
+    assert!(parts.iter().filter(|p| p.starts_with("kept\"")).all(|p| probability(p) <= 1.0));
     // Headless Chromium, when Debian's package is installed: the page renders to a screenshot.
     let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].into_iter().find(|p| Path::new(p).exists());
     let Some(chromium) = chromium else {

@@ -7,13 +7,15 @@
 //!
 //! A dropped block's fate is the first of these that holds (the order of the default
 //! pipeline, `extract::pipeline::default_labels`): outside the learned GoldMiner stretch
-//! (Endrédy & Novák 2013, §III.A); StaDyNoT static noise (Barua et al. 2014, §3.1); dynamic
-//! noise (§3.2, link lists under their lowest common ancestor); inside an element the page marks
-//! as boilerplate (navigation, footer, sidebar, sharing, comments); outside the content root;
+//! (Endrédy & Novák 2013, §III.A); StaDyNoT static noise (Barua et al. 2014, §3.1); for the
+//! default extractor, a comment section below the article, then the learned combiner's
+//! probability of main content below its threshold (the combiner reads every signal below,
+//! so none of them alone decided; the block shows its probability); then dynamic noise (§3.2,
+//! link lists under their lowest common ancestor); inside an element the page marks as
+//! boilerplate (navigation, footer, sidebar, sharing, comments); outside the content root;
 //! jusText's context-free class bad, short or near-good (Pomikálek 2011, §3.2); otherwise the
-//! extractors' vote (or the learned combiner). A kept block is a record paragraph, or an Onion
-//! duplicate when its text is not in the page's record (with the first URL of the host whose
-//! record holds it).
+//! extractors' vote. A kept block is a record paragraph, or an Onion duplicate when its text
+//! is not in the page's record (with the first URL of the host whose record holds it).
 
 pub mod render;
 
@@ -22,7 +24,7 @@ pub use render::render;
 use crate::domain::DomainModel;
 use crate::extract::content_root::ContentRoot;
 use crate::extract::pipeline::{page_labels, ExtractSettings, ModelUse, PageLabels};
-use crate::extract::{goldminer, justext, stadynot, ExtractError, ExtractorKind};
+use crate::extract::{combiner, goldminer, justext, stadynot, ExtractError, ExtractorKind};
 use crate::html::{segment, Document};
 use crate::model::{Label, Record};
 use std::collections::HashMap;
@@ -40,6 +42,10 @@ pub enum Fate {
     OutsideStretch,
     /// Inside a StaDyNoT static noise element of the host's model.
     StaticNoise,
+    /// In a comment section below the article (the default never keeps those).
+    CommentSection,
+    /// The learned combiner's probability of main content is below its threshold.
+    Combiner,
     /// Inside StaDyNoT dynamic noise (a link list).
     DynamicNoise,
     /// Inside an element the page marks as navigation, footer, sidebar, sharing or comments.
@@ -52,17 +58,19 @@ pub enum Fate {
     JusTextShort,
     /// jusText's context-free class near-good, dropped by its context.
     JusTextNearGood,
-    /// Dropped by the extractors' vote or the learned combiner.
+    /// Dropped by the extractors' vote.
     Vote,
 }
 
 impl Fate {
     /// Every fate, in legend order (a duplicate once).
-    pub const ALL: [Fate; 11] = [
+    pub const ALL: [Fate; 13] = [
         Fate::Kept,
         Fate::Duplicate(None),
         Fate::OutsideStretch,
         Fate::StaticNoise,
+        Fate::CommentSection,
+        Fate::Combiner,
         Fate::DynamicNoise,
         Fate::BoilerplateBox,
         Fate::OutsideContentRoot,
@@ -79,6 +87,8 @@ impl Fate {
             Fate::Duplicate(_) => "duplicate",
             Fate::OutsideStretch => "outside-stretch",
             Fate::StaticNoise => "static-noise",
+            Fate::CommentSection => "comment-section",
+            Fate::Combiner => "combiner",
             Fate::DynamicNoise => "dynamic-noise",
             Fate::BoilerplateBox => "boilerplate-box",
             Fate::OutsideContentRoot => "outside-content-root",
@@ -96,13 +106,15 @@ impl Fate {
             Fate::Duplicate(_) => "Onion duplicate: kept by extraction, already written (first URL shown)",
             Fate::OutsideStretch => "outside the learned GoldMiner stretch (before begin / after end pattern)",
             Fate::StaticNoise => "StaDyNoT static noise (an element the host's model learned as template)",
+            Fate::CommentSection => "a comment section below the article (never main text for the default)",
+            Fate::Combiner => "the learned combiner: probability of main content below its threshold (shown)",
             Fate::DynamicNoise => "StaDyNoT dynamic noise (link list)",
             Fate::BoilerplateBox => "inside a navigation, footer, sidebar, sharing or comment box",
             Fate::OutsideContentRoot => "outside the content root",
             Fate::JusTextBad => "jusText: bad (link density, few stopwords)",
             Fate::JusTextShort => "jusText: short",
             Fate::JusTextNearGood => "jusText: near-good, dropped by its context",
-            Fate::Vote => "dropped by the extractors' vote or the learned combiner",
+            Fate::Vote => "dropped by the extractors' vote",
         }
     }
 
@@ -121,6 +133,9 @@ pub struct BlockView {
     pub tag: String,
     /// Its fate.
     pub fate: Fate,
+    /// The default extractor's combiner: its probability of main content for the block
+    /// (0–1; kept at or above the model's threshold).
+    pub probability: Option<f32>,
     /// The GoldMiner begin pattern matched just before this block.
     pub begin_pattern: Option<String>,
     /// The GoldMiner end pattern matched just after this block.
@@ -187,6 +202,7 @@ pub fn explain_page(
     let voted: Vec<bool> = labels.iter().map(|l| l.is_good()).collect();
     let root = ContentRoot::find(&doc, &blocks, &voted);
     let context_free = justext::classify_context_free(&blocks, &stoplist, &settings.justext);
+    let combined = combiner_view(&doc, &blocks, kind, &stoplist, settings)?;
     let mut written_left: HashMap<&str, usize> = HashMap::new();
     for text in written.unwrap_or(&[]) {
         *written_left.entry(text.as_str()).or_default() += 1;
@@ -212,6 +228,10 @@ pub fn explain_page(
             Fate::OutsideStretch
         } else if static_flags[i] {
             Fate::StaticNoise
+        } else if combined.as_ref().is_some_and(|c| c.comments[i]) {
+            Fate::CommentSection
+        } else if combined.as_ref().is_some_and(|c| c.probabilities[i] < c.threshold) {
+            Fate::Combiner
         } else if dynamic_flags[i] {
             Fate::DynamicNoise
         } else if root.in_boilerplate(i) {
@@ -230,6 +250,7 @@ pub fn explain_page(
             text: block.text.clone(),
             tag: format!("{:?}", block.kind).to_lowercase(),
             fate,
+            probability: combined.as_ref().map(|c| c.probabilities[i]),
             begin_pattern: None,
             end_pattern: None,
         });
@@ -244,6 +265,37 @@ pub fn explain_page(
         }
     }
     Ok(PageView { url: url.to_string(), title: doc.title.clone(), model_use, blocks: views })
+}
+
+/// What the default extractor's combiner said of each block of a page.
+struct CombinerView {
+    probabilities: Vec<f32>,
+    threshold: f32,
+    comments: Vec<bool>,
+}
+
+/// The combiner's answer for the page when `kind` is the default extractor (the model of
+/// `settings`, else the shipped one), computed as `default_labels` computes it.
+fn combiner_view(
+    doc: &Document,
+    blocks: &[crate::model::Block],
+    kind: ExtractorKind,
+    stoplist: &crate::extract::stoplist::Stoplist,
+    settings: &ExtractSettings,
+) -> Result<Option<CombinerView>, ExtractError> {
+    if kind != ExtractorKind::Default {
+        return Ok(None);
+    }
+    let model = match &settings.combiner {
+        Some(model) => model.as_ref(),
+        None => combiner::shipped().map_err(ExtractError::Model)?,
+    };
+    let inputs = combiner::inputs(doc, blocks, stoplist, &settings.justext, &settings.stadynot)?;
+    Ok(Some(CombinerView {
+        probabilities: model.probabilities(&inputs),
+        threshold: model.threshold,
+        comments: inputs.comments,
+    }))
 }
 
 /// Errors of `show`.

@@ -21,7 +21,8 @@ table{border-collapse:collapse}td,th{padding:2px 8px;border-bottom:1px solid #dd
 .dynamic-noise{background:#fbe4f3;border-color:#ad1457}.boilerplate-box{background:#e8e4f7;border-color:#5e35b1}\
 .outside-content-root{background:#e3eefb;border-color:#1565c0}.justext-bad{background:#f3e9e0;border-color:#8d5524}\
 .justext-short{background:#f5f5f5;border-color:#9e9e9e}.justext-near-good{background:#eef7e6;border-color:#7cb342}\
-.vote{background:#e6f2f2;border-color:#00838f}";
+.vote{background:#e6f2f2;border-color:#00838f}.comment-section{background:#f1ece4;border-color:#6d4c41}\
+.combiner{background:#fff0e0;border-color:#ef6c00}";
 
 /// The whole page for `view` of host `host`.
 pub fn render(host: &str, view: &HostView) -> String {
@@ -163,6 +164,11 @@ fn render_page(out: &mut String, i: usize, p: &PageView) {
             Fate::Duplicate(Some(first)) => format!("<span class=\"why\">duplicate of {}</span>", escape(first)),
             Fate::Duplicate(None) => "<span class=\"why\">duplicate</span>".to_string(),
             _ => String::new(),
+        };
+        let why = match b.probability {
+            // Rounded down, so that a block below a threshold of 0.5 never reads 0.50.
+            Some(p) => format!("{why}<span class=\"why\">p = {:.2}</span>", (p * 100.0).floor() / 100.0),
+            None => why,
         };
         let _ = write!(
             out,
