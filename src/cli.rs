@@ -1,5 +1,10 @@
 //! The command line (clap): `crawl`, `extract`, `stats`, `score`, `eval`. Parsing only; `main.rs`
 //! runs the commands through the library.
+//!
+//! The doc comments here are the `--help` text, shown verbatim: they name configuration tables
+//! (`[crawl]`, `[learn]`) and path patterns (`DIR/<set>/<id>.txt`) that rustdoc would read as
+//! links and HTML tags.
+#![allow(rustdoc::broken_intra_doc_links, rustdoc::invalid_html_tags)]
 
 use crate::extract::ExtractorKind;
 use crate::write::CorpusFormat;

@@ -8,7 +8,7 @@
 //!    (GoldMiner begin/end patterns, StaDyNoT static noise keys);
 //! 4. [`extract`] — extractors that label every block (jusText, GoldMiner, StaDyNoT);
 //! 5. [`dedup`] — Onion paragraph deduplication over xxh3-hashed word n-grams;
-//! 6. [`write`] — corpus writers (JSONL, vertical, plain text) with crash-safe offsets;
+//! 6. [`write`](mod@write) — corpus writers (JSONL, vertical, plain text) with crash-safe offsets;
 //! 7. [`store`] — all crawl state in sled behind the [`store::Store`] trait;
 //! 8. [`classify`] — the article-vs-other page classifier (an MLP over page features);
 //! 9. [`eval`] — metrics for scoring extracted text against human gold text;

@@ -8,7 +8,7 @@
 //! model shipped in `models/boilernet.wcnn` (see `models/README.md`).
 //!
 //! Blocks: the paper's blocks are the DOM's leaf text nodes (`<p>A<b>B</b>C</p>` is three
-//! blocks). Ours are the crate's segmentation blocks ([`crate::html::segment`]): one block is
+//! blocks). Ours are the crate's segmentation blocks ([`crate::html::segment()`]): one block is
 //! the run of leaf text nodes inside one block-level element between two block-level tags
 //! (`<p>A<b>B</b>C</p>` is one block "A B C"), so BoilerNet labels exactly the units every
 //! other extractor labels and is scored the same way. A block's tag path is the path of its

@@ -324,7 +324,7 @@ pub fn count_dates(lower: &str) -> usize {
 
 /// Byline openers: "By Jane Doe" and its translations.
 #[rustfmt::skip]
-const BYLINE_OPENERS: &[&str] = &["by", "von", "por", "par", "przez", "di", "door", "written by", "autor:", "author:"];
+pub const BYLINE_OPENERS: &[&str] = &["by", "von", "por", "par", "przez", "di", "door", "written by", "autor:", "author:"];
 
 /// A byline block: at most 80 characters, opening with a [`BYLINE_OPENERS`] word followed by
 /// a capitalised word (`By Jane Doe`, `Von Max Muster, Berlin`).

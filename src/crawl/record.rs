@@ -1,4 +1,4 @@
-//! The corpus record of a page: [`record_of`] builds it from where the page came from, its
+//! The corpus record of a page: `record_of` builds it from where the page came from, its
 //! extraction and page class, and the paragraphs Onion kept — for the crawl's committer and for
 //! `extract --per-site` alike, so both write the same records.
 

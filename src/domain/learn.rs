@@ -4,7 +4,7 @@
 //!
 //! Steps: parse and segment every page once; pick one stoplist for the host from the text of
 //! the sample; label every page with jusText; learn GoldMiner's patterns
-//! ([`crate::extract::goldminer::learn`]) and StaDyNoT's static keys
+//! ([`crate::extract::goldminer::learn()`]) and StaDyNoT's static keys
 //! ([`crate::extract::stadynot::learn_static`]) from the same parsed pages.
 
 use crate::domain::{DomainModel, LearnParams, RejectedPart, SamplePage, MODEL_FORMAT_VERSION};
@@ -126,16 +126,16 @@ fn learn_unchecked(
 }
 
 /// Fewest sample pages for the held-out check: two folds of at least 3 pages.
-const MIN_VALIDATION_PAGES: usize = 6;
+pub const MIN_VALIDATION_PAGES: usize = 6;
 
 /// A stretch harms a page when it leaves out more than this share of the words that the
 /// unlearned default keeps there.
-const TEMPLATE_MAX_DROP: f64 = 0.5;
+pub const TEMPLATE_MAX_DROP: f64 = 0.5;
 
 /// A GoldMiner template fails the held-out check when, on more than this share of the
 /// held-out pages it matches, its stretch leaves out more than half of the words that the
 /// unlearned default keeps.
-const TEMPLATE_MAX_HARMED_SHARE: f64 = 1.0 / 3.0;
+pub const TEMPLATE_MAX_HARMED_SHARE: f64 = 1.0 / 3.0;
 
 /// The static keys are harmful on a held-out page when the elements they match hold together
 /// more than this share of the words that the unlearned default keeps there (wrappers or
@@ -143,7 +143,7 @@ const TEMPLATE_MAX_HARMED_SHARE: f64 = 1.0 / 3.0;
 /// words is harmful there. A key fails the check when it is harmful on more than
 /// [`TEMPLATE_MAX_HARMED_SHARE`] of the held-out pages it matched (a site banner that is most
 /// of the text of a few stub pages stays).
-const KEY_MAX_KEPT_SHARE: f64 = 0.5;
+pub const KEY_MAX_KEPT_SHARE: f64 = 0.5;
 
 /// Check `model` on its own sample, gold-free, and drop the parts that would hurt.
 ///

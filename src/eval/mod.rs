@@ -1,7 +1,7 @@
 //! Evaluation: how well an extractor's text matches human gold text, the measures the papers
 //! report (CleanEval word alignment for GoldMiner, bag of words for StaDyNoT). The stage sits
 //! beside the pipeline: `webcorpus eval` runs extractors over the datasets in
-//! `../shared/data` and scores them with [`metrics`]; [`reference`] scores external tools'
+//! `../shared/data` and scores them with [`metrics`]; [`reference`](mod@reference) scores external tools'
 //! precomputed outputs (trafilatura & co.) the same way.
 
 pub mod bootstrap;

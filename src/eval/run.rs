@@ -4,7 +4,7 @@
 //!
 //! Per-site protocol (GoldMiner, Endrédy & Novák 2013, §IV; StaDyNoT, Uzun et al. 2014, §4):
 //! every extractor whose [`ExtractorKind::uses_model`] is true gets a [`DomainModel`] learned
-//! ([`learn`]) from all pages of the page's `site` in the set; with leave-one-out, each page's
+//! ([`learn()`]) from all pages of the page's `site` in the set; with leave-one-out, each page's
 //! model is learned from the other pages of its site only, and both variants are reported.
 //! Sites with fewer than `[learn] min_sample` pages get no model (the extractors then fall
 //! back as they do in a crawl). Models are learned once per site (or page) and shared by all

@@ -107,7 +107,7 @@ const LEVEL_NEUTRAL_TAGS: &[&str] =
     &["strike", "u", "b", "i", "em", "strong", "span", "sup", "code", "tt", "sub", "var", "abbr", "acronym", "font"];
 
 /// Punctuation that never separates a token from its word (Boilerpipe's `UnicodeTokenizer`).
-const GLUE_PUNCTUATION: &str = "\"'.,!@-:;$?()/";
+pub const GLUE_PUNCTUATION: &str = "\"'.,!@-:;$?()/";
 
 /// Maximum line length for text density (Kohlschütter et al. 2010, §4.2: 80 characters).
 const MAX_LINE_LENGTH: usize = 80;

@@ -1,5 +1,5 @@
 //! HTML input: bytes to text ([`decode`]), text to a parsed [`Document`], and the document to
-//! text [`Block`](crate::model::Block)s ([`segment`]). Every page is decoded once and parsed once.
+//! text [`Block`](crate::model::Block)s ([`segment()`]). Every page is decoded once and parsed once.
 
 pub mod decode;
 pub mod depth;

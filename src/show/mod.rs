@@ -2,7 +2,7 @@
 //! is [`explain_page`], which labels one page as the crawl did (the default extractor with the
 //! host's learned model, [`crate::extract::pipeline::page_labels`]) and gives every text block
 //! the [`Fate`] that decided it; [`show_host`] does it for a host of a crawl, reading the
-//! pages back from the crawl's WARC files and the records from its corpus, and [`render`]
+//! pages back from the crawl's WARC files and the records from its corpus, and [`render()`]
 //! writes the one self-contained HTML file.
 //!
 //! A dropped block's fate is the first of these that holds (the order of the default

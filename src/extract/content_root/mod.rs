@@ -110,16 +110,16 @@ pub const MAX_LINK_LINE_DENSITY: f64 = 0.7;
 pub const LINK_LINE_SHARE: f64 = 0.5;
 
 /// HTML5 elements that hold page furniture, not main text.
-const BOILERPLATE_TAGS: &[&str] = &["nav", "footer", "aside", "figcaption"];
+pub const BOILERPLATE_TAGS: &[&str] = &["nav", "footer", "aside", "figcaption"];
 /// Image containers: boilerplate (the image's caption and credit) unless they hold
 /// [`FIGURE_TEXT_TAGS`]. trafilatura's tree cleaning drops `figure` and `picture` unless
 /// images are wanted, and keeps a `figure` around a table.
-const FIGURE_TAGS: &[&str] = &["figure", "picture"];
+pub const FIGURE_TAGS: &[&str] = &["figure", "picture"];
 /// Text structures that make a [`FIGURE_TAGS`] element part of the text: a table
 /// (`wp-block-table`), a quotation (testimonials), code, a list.
-const FIGURE_TEXT_TAGS: &[&str] = &["table", "blockquote", "pre", "ul", "ol", "dl"];
+pub const FIGURE_TEXT_TAGS: &[&str] = &["table", "blockquote", "pre", "ul", "ol", "dl"];
 /// ARIA roles of navigation landmarks, site banners, complementary boxes and dialogs.
-const BOILERPLATE_ROLES: &[&str] = &[
+pub const BOILERPLATE_ROLES: &[&str] = &[
     "navigation",
     "contentinfo",
     "banner",
@@ -134,7 +134,7 @@ const BOILERPLATE_ROLES: &[&str] = &[
 /// Class/id words of boilerplate boxes: the first word of a class (`sidebar-left`) or the
 /// last word of a class of at most three words (`post-comments`, `has-sidebar`; a page
 /// wrapper so named is spared by [`WRAPPER_SHARE`]).
-const BOILERPLATE_WORDS: &[&str] = &[
+pub const BOILERPLATE_WORDS: &[&str] = &[
     "ad",
     "ads",
     "advert",
@@ -189,16 +189,16 @@ pub const FALLBACK_PARAGRAPHS: usize = 2;
 pub const FALLBACK_CHARS: usize = 200;
 /// Class/id words of comment sections and single comments (rule 1: boilerplate only when the
 /// page has an article outside them).
-const COMMENT_WORDS: &[&str] = &["comment", "comments"];
+pub const COMMENT_WORDS: &[&str] = &["comment", "comments"];
 /// Rule 1: comment elements are boilerplate when at least this many voted words lie outside
 /// every comment element (an article with comments below it); with fewer, the comments are
 /// the page's text (a forum thread, a guestbook) and stay.
 pub const COMMENT_ARTICLE_WORDS: usize = 100;
 /// Class/id words of main-content containers (first or last word of a class).
-const CONTENT_WORDS: &[&str] =
+pub const CONTENT_WORDS: &[&str] =
     &["article", "body", "content", "entry", "main", "markdown", "post", "prose", "story", "text"];
 /// `itemprop` values of schema.org main text.
-const CONTENT_ITEMPROPS: &[&str] = &["articlebody", "text", "maincontentofpage", "reviewbody", "description"];
+pub const CONTENT_ITEMPROPS: &[&str] = &["articlebody", "text", "maincontentofpage", "reviewbody", "description"];
 
 /// The lowercase ASCII-alphanumeric words of each class name and of the id of `el`:
 /// `class="post-comments Sidebar_x"` gives `[["post", "comments"], ["sidebar", "x"]]`; a BEM

@@ -1,6 +1,6 @@
 //! GoldMiner learning (Endrédy & Novák 2013, §III.A–B): the principal function is [`learn`],
 //! which turns a host's labelled sample ([`LearnPage`]s) into a [`GoldMinerModel`]; the domain
-//! learner ([`crate::domain::learn`]) calls it once per host.
+//! learner ([`crate::domain::learn()`]) calls it once per host.
 //!
 //! 1. jusText-good paragraphs repeated across pages of the sample become bad (repeated = the
 //!    same normalised text — lower-cased, whitespace collapsed — is good on ≥ 2 pages); the
