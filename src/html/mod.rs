@@ -8,6 +8,7 @@ pub mod meta;
 pub mod prune;
 pub mod segment;
 pub mod sniff;
+pub mod tree_sink;
 pub mod walk;
 
 pub use decode::{decode_html, Decoded};
@@ -91,7 +92,7 @@ impl Document {
 fn parse_html(text: &str, scripting_enabled: bool) -> Html {
     let opts =
         ParseOpts { tree_builder: TreeBuilderOpts { scripting_enabled, ..Default::default() }, ..Default::default() };
-    parse_document(Html::new_document(), opts).one(text)
+    parse_document(tree_sink::ConsistentSink(Html::new_document()), opts).one(text)
 }
 
 /// Non-whitespace characters of the text the segmenter reads (outside skipped elements;
