@@ -9,7 +9,10 @@
 //! * inside a stretch, the blocks GoldMiner keeps and the vote drops are added only up to half
 //!   of the page's unlearned text (www.canada.com, a template wider than one page's article);
 //! * a site banner the static keys remove is not text the model took: neither the guard nor
-//!   the gold-free word share counts it (the awesomewm.org wiki of `../shared/sites`).
+//!   the gold-free word share counts it (the awesomewm.org wiki of `../shared/sites`);
+//! * a crawl's sample opens with the home page and its category and tag listings (the links
+//!   of the first pages): learned from such a sample, a news site's model does to its articles
+//!   what a model learned from articles alone does (www.freepressokc.com).
 
 mod support;
 
@@ -163,4 +166,60 @@ fn a_removed_site_banner_does_not_count_as_text_the_model_took() {
     let share = learned.model_share.expect("the static keys apply to the page");
     assert!(share >= MODEL_MIN_WORD_SHARE, "share {share} counts the banner as text the model took");
     assert_eq!(learned.model_use, ModelUse::Applied, "the page is not extracted without its model");
+}
+
+/// A breadth-first crawl samples the home page and the category and tag listings before most
+/// articles. GoldMiner learns from pages with enough unique good text and StaDyNoT's keys from
+/// elements on most pages; listings must change neither what the template cuts nor what the
+/// static keys remove from the articles.
+#[test]
+fn listing_pages_in_the_sample_do_not_change_the_model_of_the_articles() {
+    let Some(shared) = support::shared_dir("listing_pages_in_the_sample_do_not_change_the_model_of_the_articles")
+    else {
+        return;
+    };
+    let site = shared.join("sites/www.freepressokc.com");
+    let read = |path: &std::path::Path| SamplePage {
+        url: format!("http://www.freepressokc.com/{}", path.strip_prefix(&site).unwrap().display()),
+        html: std::fs::read_to_string(path).expect("a page of the site"),
+    };
+    let mut articles = Vec::new();
+    let mut listings = vec![read(&site.join("index.html"))];
+    for entry in std::fs::read_dir(&site).unwrap() {
+        let dir = entry.unwrap().path();
+        let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+        if matches!(name.as_str(), "category" | "tag") {
+            for sub in std::fs::read_dir(&dir).unwrap() {
+                let page = sub.unwrap().path().join("index.html");
+                if page.is_file() {
+                    listings.push(read(&page));
+                }
+            }
+        } else if dir.join("index.html").is_file() && !matches!(name.as_str(), "about" | "author" | "page") {
+            articles.push(dir.join("index.html"));
+        }
+    }
+    articles.sort();
+    assert!(listings.len() >= 10 && articles.len() >= 60, "{} listings, {} articles", listings.len(), articles.len());
+    let articles: Vec<SamplePage> = articles.iter().map(|p| read(p)).collect();
+    let (sampled, checked) = articles.split_at(30);
+    // The crawl's order: listings first, then the articles they link to.
+    let crawl_sample: Vec<&SamplePage> =
+        listings.iter().chain(sampled.iter().take(30 - listings.len().min(20))).collect();
+    let with_listings = model_of("www.freepressokc.com", &crawl_sample);
+    let articles_only = model_of("www.freepressokc.com", &sampled.iter().collect::<Vec<_>>());
+    let template = |m: &DomainModel| m.goldminer.as_ref().map(|g| (g.begin.clone(), g.end.clone()));
+    assert!(template(&articles_only).is_some(), "the articles teach a template");
+    assert_eq!(template(&with_listings), template(&articles_only), "the listings change the template");
+    let (mut total_with, mut total_without) = (0, 0);
+    for page in checked.iter().take(30) {
+        let a = extract_html(&page.html, ExtractorKind::Default, Some(&with_listings), &settings()).unwrap();
+        let b = extract_html(&page.html, ExtractorKind::Default, Some(&articles_only), &settings()).unwrap();
+        assert_eq!(a.model_use, ModelUse::Applied, "{}: {:?}", page.url, a.model_use);
+        assert!(10 * words(&a) >= 9 * words(&b), "{}: {} words against {}", page.url, words(&a), words(&b));
+        total_with += words(&a);
+        total_without += words(&b);
+    }
+    let ratio = total_with as f64 / total_without as f64;
+    assert!((0.97..=1.03).contains(&ratio), "{total_with} words against {total_without}");
 }
