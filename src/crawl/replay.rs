@@ -4,13 +4,15 @@
 //! corpus records a crawl of those pages writes.
 //!
 //! The files are read three times, each time streamed one record at a time
-//! ([`read_warc`](crate::extract::warc_input::read_warc)): (1) the HTML responses are counted per host; (2) each host's sample is
-//! kept, its first [`LearnParams::sample_size`](crate::domain::LearnParams::sample_size) readable pages in file order, and its model
-//! learned as soon as the sample is complete, exactly as the crawl does (a host with fewer
-//! than [`LearnParams::min_sample`](crate::domain::LearnParams::min_sample) pages gets no model); (3) every page is extracted with
-//! its host's model and classified, deduplicated by Onion against everything written before
-//! it, and written as a [`crate::model::Record`] in file order. Memory holds the samples of the hosts
-//! whose sample is still incomplete, at most `sample_size` pages each.
+//! ([`read_warc`](crate::extract::warc_input::read_warc)): (1) the HTML responses are counted
+//! per host; (2) each host's sample is kept, its first
+//! [`sample_size`](crate::domain::LearnParams::sample_size) readable pages in file order, and
+//! its model learned as soon as the sample is complete, exactly as the crawl does (a host with
+//! fewer than [`min_sample`](crate::domain::LearnParams::min_sample) pages gets no model); (3)
+//! every page is extracted with its host's model and classified, deduplicated by Onion against
+//! everything written before it, and written as a [`crate::model::Record`] in file order.
+//! Memory holds the samples of the hosts whose sample is still incomplete, at most
+//! `sample_size` pages each.
 //!
 //! For the crawl's own WARC output the records equal the crawl's (same URLs, text,
 //! paragraphs, title, extractor, page type; `url` is the response's URL, after redirects),
