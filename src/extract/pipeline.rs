@@ -52,6 +52,17 @@ impl ExtractSettings {
             combiner: None,
         }
     }
+
+    /// The default extractor's combiner: [`ExtractSettings::combiner`], else the shipped model.
+    ///
+    /// # Errors
+    /// [`ExtractError::Model`] when the shipped model does not fit this build.
+    pub fn combiner_model(&self) -> Result<&CombinerModel, ExtractError> {
+        match &self.combiner {
+            Some(model) => Ok(model.as_ref()),
+            None => combiner::shipped().map_err(ExtractError::Model),
+        }
+    }
 }
 
 /// The result of extracting one page.
@@ -294,10 +305,7 @@ fn label_blocks(
         ExtractorKind::StaDyNoT => StaDyNoT::new(settings.stadynot.clone()).classify(doc, blocks, &ctx)?,
         ExtractorKind::Default | ExtractorKind::Rules => {
             let combiner = match kind {
-                ExtractorKind::Default => Some(match &settings.combiner {
-                    Some(model) => model.as_ref(),
-                    None => combiner::shipped().map_err(ExtractError::Model)?,
-                }),
+                ExtractorKind::Default => Some(settings.combiner_model()?),
                 _ => None,
             };
             let default = default_labels(doc, blocks, &ctx, &settings.stadynot, combiner)?;

@@ -286,10 +286,7 @@ fn combiner_view(
     if kind != ExtractorKind::Default {
         return Ok(None);
     }
-    let model = match &settings.combiner {
-        Some(model) => model.as_ref(),
-        None => combiner::shipped().map_err(ExtractError::Model)?,
-    };
+    let model = settings.combiner_model()?;
     let inputs = combiner::inputs(doc, blocks, stoplist, &settings.justext, &settings.stadynot)?;
     Ok(Some(CombinerView {
         probabilities: model.probabilities(&inputs),
