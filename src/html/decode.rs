@@ -1,14 +1,17 @@
 //! Charset decoding: bytes of a page to text, once. Order (WHATWG-like): BOM, the HTTP
 //! `Content-Type` charset, a `<meta charset>` / `<meta http-equiv>` in the first 4 KiB, then
 //! detection with chardetng (skipped for valid UTF-8, for which it guesses UTF-8). Decoding
-//! never fails: malformed sequences become U+FFFD.
+//! never fails: malformed sequences become U+FFFD. The text is put in Unicode Normalization
+//! Form C (UAX #15): canonically equivalent spellings (a precomposed `é` and `e` + U+0301,
+//! Bengali `য়` as one code point or two) become one, so stoplists, shingles and the corpus
+//! see the same characters whatever form a page was written in.
 
 use encoding_rs::Encoding;
 
 /// A decoded page.
 #[derive(Debug, Clone)]
 pub struct Decoded {
-    /// The text.
+    /// The text, in Unicode Normalization Form C.
     pub text: String,
     /// Name of the encoding used (WHATWG label, e.g. "UTF-8", "windows-1252").
     pub encoding: &'static str,
@@ -51,11 +54,27 @@ pub fn decode_html(bytes: &[u8], content_type: Option<&str>) -> Decoded {
         if guess != used {
             let (alt, alt_used, alt_errors) = guess.decode(bytes);
             if !alt_errors {
-                return Decoded { text: alt.into_owned(), encoding: alt_used.name(), source: "detected", had_errors };
+                return Decoded {
+                    text: to_nfc(alt.into_owned()),
+                    encoding: alt_used.name(),
+                    source: "detected",
+                    had_errors,
+                };
             }
         }
     }
-    Decoded { text: text.into_owned(), encoding: used.name(), source, had_errors }
+    Decoded { text: to_nfc(text.into_owned()), encoding: used.name(), source, had_errors }
+}
+
+/// `text` in Unicode Normalization Form C (UAX #15); unchanged, without a copy, when it
+/// already is (as nearly every page is).
+pub fn to_nfc(text: String) -> String {
+    let nfc = icu_normalizer::ComposingNormalizerBorrowed::new_nfc();
+    if nfc.is_normalized(&text) {
+        text
+    } else {
+        nfc.normalize(&text).into_owned()
+    }
 }
 
 /// True when the malformed sequences of a decoding outnumber its well-formed non-ASCII
@@ -124,6 +143,17 @@ fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn text_comes_out_in_normalization_form_c() {
+        // `e` + combining acute, and Bengali YA + NUKTA, which NFC keeps as two code points
+        // (U+09DF is a composition exclusion) while a page may write U+09DF.
+        let page = "<p>cafe\u{301} \u{9df}</p>".as_bytes();
+        let d = decode_html(page, Some("text/html; charset=utf-8"));
+        assert!(d.text.contains("caf\u{e9} \u{9af}\u{9bc}"), "{:?}", d.text);
+        let latin1 = b"<p>caf\xe9</p>";
+        assert_eq!(decode_html(latin1, Some("text/html; charset=ISO-8859-1")).text, "<p>caf\u{e9}</p>");
+    }
 
     #[test]
     fn header_beats_meta_and_bom_beats_header() {
