@@ -3,6 +3,9 @@
 //!
 //! Normalisation (so that trivial differences do not hide a duplicate):
 //!
+//! 0. Unicode Normalization Form C (UAX #15), so canonically equivalent spellings (`é` or
+//!    `e` + U+0301) are one word whatever tool wrote the text (crawled pages already are NFC,
+//!    [`crate::html::decode_html`]; `webcorpus dedup` reads other tools' JSONL);
 //! 1. split on Unicode whitespace;
 //! 2. strip leading and trailing punctuation and symbols from each token (every character that
 //!    is neither alphanumeric nor a combining mark), so `"Hello,` and `hello` are the same word;
@@ -16,9 +19,15 @@
 
 use xxhash_rust::xxh3::xxh3_64;
 
+/// `text` in Unicode Normalization Form C; borrowed when it already is.
+fn nfc(text: &str) -> std::borrow::Cow<'_, str> {
+    icu_normalizer::ComposingNormalizerBorrowed::new_nfc().normalize(text)
+}
+
 /// The normalised words of `text`, in order (see the module doc for the rules).
 pub fn normalized_words(text: &str) -> Vec<String> {
-    text.split_whitespace()
+    nfc(text)
+        .split_whitespace()
         .filter_map(|token| {
             let core = token.trim_matches(|c: char| !is_word_char(c));
             if core.is_empty() {
@@ -105,7 +114,7 @@ impl Shingler {
 
     fn words_unicode(&mut self, text: &str) {
         let mut utf8 = [0u8; 4];
-        for token in text.split_whitespace() {
+        for token in nfc(text).split_whitespace() {
             let core = token.trim_matches(|c: char| !is_word_char(c));
             if core.is_empty() {
                 continue;
@@ -175,6 +184,16 @@ mod tests {
     #[test]
     fn normalisation_lowercases_and_strips_edge_punctuation() {
         assert_eq!(normalized_words("  \"Hello,  World!\" – don't (3.5) "), vec!["hello", "world", "don't", "3.5"]);
+    }
+
+    #[test]
+    fn canonically_equivalent_spellings_give_the_same_shingles() {
+        let composed = "Le café de la gare ferme à minuit ce soir";
+        let decomposed = "Le cafe\u{301} de la gare ferme a\u{300} minuit ce soir";
+        assert_ne!(composed, decomposed);
+        assert_eq!(normalized_words(decomposed), normalized_words(composed));
+        assert_eq!(shingle_hashes(decomposed, 3), shingle_hashes(composed, 3));
+        assert_eq!(shingle_hashes(decomposed, 3).len(), 8);
     }
 
     #[test]
