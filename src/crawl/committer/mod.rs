@@ -31,7 +31,7 @@ mod records;
 use crate::config::Config;
 use crate::crawl::address::AddressPolicy;
 use crate::crawl::messages::{
-    send_queued, CommitMsg, Discard, Event, PageContent, PageDone, PageResult, WaitingDone, WorkItem,
+    send_queued, CommitMsg, Discard, Event, PageContent, PageDone, PageResult, PageWork, WaitingDone, WorkItem,
 };
 use crate::crawl::snapshot::SNAPSHOT_INTERVAL;
 use crate::crawl::sources::MAX_SITEMAP_DEPTH;
@@ -39,7 +39,9 @@ use crate::crawl::CrawlError;
 use crate::dedup::log::HashLog;
 use crate::dedup::{Onion, OnionScratch, SeenSet};
 use crate::domain::DomainModel;
-use crate::store::{Counters, CrawlState, FetchedPageEntry, HostPhase, HostRecord, SampledPage, StateBatch, UrlKind};
+use crate::store::{
+    Counters, CrawlState, FetchedPageEntry, FrontierEntry, HostPhase, HostRecord, SampledPage, StateBatch, UrlKind,
+};
 use crate::write::warc::{HttpExchange, WarcRef, WarcWriter};
 use crate::write::{CorpusFormat, CorpusWriter};
 pub use cluster::{forget_unowned, CommitterCluster};
@@ -49,6 +51,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use url::Url;
 
 /// The committer's view of one host.
 struct HostBook {
@@ -78,6 +81,15 @@ impl HostBook {
             model: None,
         }
     }
+}
+
+/// What a fetched page's response left to book, once its status is known.
+struct Response {
+    final_url: Url,
+    status: u16,
+    fetched_at: String,
+    content_type: Option<String>,
+    warc: Option<WarcRef>,
 }
 
 /// Where a record came from.
@@ -495,9 +507,24 @@ impl Committer {
             }
             Some(work) => work,
         };
-        self.enqueue_links(&host, &entry, &work.links)?;
+        let response = Response { final_url, status, fetched_at, content_type, warc };
+        self.apply_work(&host, &entry, response, work)
+    }
+
+    /// A 2xx page's worker output: its links and feeds queued, then its record, its sitemap's
+    /// URLs, its discard, or its HTML kept for the host's sample (a learn job once the sample
+    /// is full).
+    fn apply_work(
+        &mut self,
+        host: &str,
+        entry: &FrontierEntry,
+        response: Response,
+        work: PageWork,
+    ) -> Result<(), CrawlError> {
+        let Response { final_url, status, fetched_at, content_type, warc } = response;
+        self.enqueue_links(host, entry, &work.links)?;
         for feed in &work.feeds {
-            self.queue_source(&host, feed, UrlKind::Feed, 0)?;
+            self.queue_source(host, feed, UrlKind::Feed, 0)?;
         }
         match work.content {
             PageContent::Source(urls) => {
@@ -506,18 +533,18 @@ impl Committer {
                     _ => self.counters.sitemaps += 1,
                 }
                 self.counters.source_urls += urls.pages.len() as u64;
-                self.enqueue_links(&host, &entry, &urls.pages)?;
+                self.enqueue_links(host, entry, &urls.pages)?;
                 if entry.depth + 1 < MAX_SITEMAP_DEPTH {
                     for sitemap in &urls.sitemaps {
-                        self.queue_source(&host, sitemap, UrlKind::Sitemap, entry.depth + 1)?;
+                        self.queue_source(host, sitemap, UrlKind::Sitemap, entry.depth + 1)?;
                     }
                 }
             }
             PageContent::Failed => {
                 self.note_error(&entry.url, Discard::ProcessingFailed.key());
-                self.discard(&host, Discard::ProcessingFailed);
+                self.discard(host, Discard::ProcessingFailed);
             }
-            PageContent::Refused(why) => self.discard(&host, why),
+            PageContent::Refused(why) => self.discard(host, why),
             PageContent::Extracted(extraction, class) => {
                 let meta = PageMeta {
                     url: &entry.url,
@@ -527,7 +554,7 @@ impl Committer {
                     content_type,
                     warc,
                 };
-                self.add_extraction(&host, &meta, extraction, class)?;
+                self.add_extraction(host, &meta, extraction, class)?;
             }
             PageContent::Waiting(html) => {
                 let seq = self.batch.next_seq();
@@ -542,21 +569,28 @@ impl Committer {
                     warc,
                     stream: entry.stream.clone(),
                 };
-                self.batch.put_waiting(&host, &page)?;
-                let sample_size = self.cfg.learn.sample_size as u64;
-                let book = self.book(&host);
-                book.rec.waiting += 1;
-                if book.rec.sampled < sample_size {
-                    book.rec.sampled += 1;
-                    if book.rec.sampled == sample_size && book.rec.phase == HostPhase::Sampling && !book.learning {
-                        book.learning = true;
-                        let generation = book.rec.relearned;
-                        self.after_commit.push(WorkItem::Learn { host: host.clone(), generation });
-                    }
-                }
-                self.schedule_drain(&host);
+                self.hold_for_sample(host, &page)?;
             }
         }
+        Ok(())
+    }
+
+    /// A page of a host without a model yet: its HTML waits in the state, and the learn job is
+    /// queued when it fills the host's sample.
+    fn hold_for_sample(&mut self, host: &str, page: &SampledPage) -> Result<(), CrawlError> {
+        self.batch.put_waiting(host, page)?;
+        let sample_size = self.cfg.learn.sample_size as u64;
+        let book = self.book(host);
+        book.rec.waiting += 1;
+        if book.rec.sampled < sample_size {
+            book.rec.sampled += 1;
+            if book.rec.sampled == sample_size && book.rec.phase == HostPhase::Sampling && !book.learning {
+                book.learning = true;
+                let generation = book.rec.relearned;
+                self.after_commit.push(WorkItem::Learn { host: host.to_string(), generation });
+            }
+        }
+        self.schedule_drain(host);
         Ok(())
     }
 
