@@ -347,7 +347,7 @@ pub struct DefaultLabels {
 /// 3. StaDyNoT (Barua et al. 2014) with the host's static keys, dynamic noise otherwise;
 /// 4. the votes go to [`content_root::refine`]: a block is kept when at least two of the three
 ///    keep it, it is not inside an element the page marks as navigation, footer, sidebar,
-///    caption, sharing or comment box, and it is inside the content root (the deepest element
+///    caption, sharing, comment or cookie-consent box, and it is inside the content root (the deepest element
 ///    with 80 % of the voted words); inside a content-marked element (`article`, `main`,
 ///    `entry-content`, ...) one vote suffices for a block with link density below 0.5;
 ///    the edges of the text (trailing headings, lead-ins, cut-off short lines) and link

@@ -44,6 +44,8 @@ pub enum Fate {
     StaticNoise,
     /// In a comment section below the article (the default never keeps those).
     CommentSection,
+    /// In a cookie-consent box (the default and the rules never keep those).
+    ConsentBox,
     /// The learned combiner's probability of main content is below its threshold.
     Combiner,
     /// Inside StaDyNoT dynamic noise (a link list).
@@ -64,12 +66,13 @@ pub enum Fate {
 
 impl Fate {
     /// Every fate, in legend order (a duplicate once).
-    pub const ALL: [Fate; 13] = [
+    pub const ALL: [Fate; 14] = [
         Fate::Kept,
         Fate::Duplicate(None),
         Fate::OutsideStretch,
         Fate::StaticNoise,
         Fate::CommentSection,
+        Fate::ConsentBox,
         Fate::Combiner,
         Fate::DynamicNoise,
         Fate::BoilerplateBox,
@@ -88,6 +91,7 @@ impl Fate {
             Fate::OutsideStretch => "outside-stretch",
             Fate::StaticNoise => "static-noise",
             Fate::CommentSection => "comment-section",
+            Fate::ConsentBox => "consent-box",
             Fate::Combiner => "combiner",
             Fate::DynamicNoise => "dynamic-noise",
             Fate::BoilerplateBox => "boilerplate-box",
@@ -107,6 +111,7 @@ impl Fate {
             Fate::OutsideStretch => "outside the learned GoldMiner stretch (before begin / after end pattern)",
             Fate::StaticNoise => "StaDyNoT static noise (an element the host's model learned as template)",
             Fate::CommentSection => "a comment section below the article (never main text for the default)",
+            Fate::ConsentBox => "a cookie-consent box (never main text for the default and the rules)",
             Fate::Combiner => "the learned combiner: probability of main content below its threshold (shown)",
             Fate::DynamicNoise => "StaDyNoT dynamic noise (link list)",
             Fate::BoilerplateBox => "inside a navigation, footer, sidebar, sharing or comment box",
@@ -230,6 +235,8 @@ pub fn explain_page(
             Fate::StaticNoise
         } else if combined.as_ref().is_some_and(|c| c.comments[i]) {
             Fate::CommentSection
+        } else if matches!(kind, ExtractorKind::Default | ExtractorKind::Rules) && root.in_consent(i) {
+            Fate::ConsentBox
         } else if combined.as_ref().is_some_and(|c| c.probabilities[i] < c.threshold) {
             Fate::Combiner
         } else if dynamic_flags[i] {

@@ -29,6 +29,8 @@ pub struct CombinerInputs {
     pub features: Vec<f32>,
     /// Per block: in a comment section below an article ([`content_root::ContentRoot::in_comments`]).
     pub comments: Vec<bool>,
+    /// Per block: in a cookie-consent box ([`content_root::ContentRoot::in_consent`]).
+    pub consent: Vec<bool>,
 }
 
 /// Run the cheap extractors on a page and compute its feature rows.
@@ -62,7 +64,8 @@ pub fn inputs(
     };
     let features = block_features(doc, blocks, stoplist, &v, &root);
     let comments = (0..blocks.len()).map(|i| root.in_comments(i)).collect();
-    Ok(CombinerInputs { justext, boilerpipe, stadynot, refined, features, comments })
+    let consent = (0..blocks.len()).map(|i| root.in_consent(i)).collect();
+    Ok(CombinerInputs { justext, boilerpipe, stadynot, refined, features, comments, consent })
 }
 
 /// The combiner's model file: the boosted trees, the columns they read and the threshold on
@@ -144,15 +147,24 @@ impl CombinerModel {
 
     /// The combiner's labels for a page: blocks at or above the threshold are Good, except
     /// comments below an article, which are never main text (the training sets disagree:
-    /// CleanEval's annotators kept them, the others did not). When it keeps nothing and the
+    /// CleanEval's annotators kept them, the others did not), and cookie-consent boxes. When
+    /// it keeps nothing and the
     /// rule-based labels keep something, the rule-based labels stand (a learned model never
     /// empties a page the rules give text).
     pub fn labels(&self, inputs: &CombinerInputs) -> Vec<Label> {
         let labels: Vec<Label> = self
             .probabilities(inputs)
             .into_iter()
-            .zip(&inputs.comments)
-            .map(|(p, &comment)| if p >= self.threshold && !comment { Label::Good } else { Label::Bad })
+            .zip(inputs.comments.iter().zip(&inputs.consent))
+            .map(
+                |(p, (&comment, &consent))| {
+                    if p >= self.threshold && !comment && !consent {
+                        Label::Good
+                    } else {
+                        Label::Bad
+                    }
+                },
+            )
             .collect();
         if labels.iter().any(|l| l.is_good()) {
             labels
@@ -191,7 +203,7 @@ mod tests {
         model
     }
 
-    fn inputs_of(refined: Vec<Label>, comments: Vec<bool>) -> CombinerInputs {
+    fn inputs_of(refined: Vec<Label>, comments: Vec<bool>, consent: Vec<bool>) -> CombinerInputs {
         let n = refined.len();
         CombinerInputs {
             justext: vec![Label::Bad; n],
@@ -200,14 +212,19 @@ mod tests {
             refined,
             features: vec![0.0; n * features::FEATURES],
             comments,
+            consent,
         }
     }
 
     #[test]
-    fn comments_below_an_article_are_never_kept_and_an_empty_answer_gives_way() {
+    fn comments_and_consent_boxes_are_never_kept_and_an_empty_answer_gives_way() {
         let keep_all = constant(3.0);
-        let inp = inputs_of(vec![Label::Bad, Label::Good, Label::Bad], vec![false, false, true]);
-        assert_eq!(keep_all.labels(&inp), vec![Label::Good, Label::Good, Label::Bad]);
+        let inp = inputs_of(
+            vec![Label::Bad, Label::Good, Label::Bad, Label::Good],
+            vec![false, false, true, false],
+            vec![false, false, false, true],
+        );
+        assert_eq!(keep_all.labels(&inp), vec![Label::Good, Label::Good, Label::Bad, Label::Bad]);
         // A combiner that keeps nothing leaves the rule-based labels.
         assert_eq!(constant(-3.0).labels(&inp), inp.refined);
     }

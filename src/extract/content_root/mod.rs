@@ -20,7 +20,8 @@
 //!    boilerplate when at least [`COMMENT_ARTICLE_WORDS`] voted words lie outside them (an
 //!    article with its comments: trafilatura keeps comments apart from the main text); a page
 //!    whose voted text is all comments is a thread, and they stay. A BEM modifier
-//!    (`Section--Ads`) is not a class word.
+//!    (`Section--Ads`) is not a class word. Cookie-consent boxes ([`ContentRoot::in_consent`])
+//!    are dropped whatever share of the text they hold, short of the page's other text.
 //! 2. **Content root.** The deepest element holding at least [`ROOT_SHARE`] of the voted
 //!    words is the content root (readability's "top candidate", here scored by the vote
 //!    rather than by comma counts); it then climbs to its parent while at least
@@ -194,6 +195,14 @@ pub const COMMENT_WORDS: &[&str] = &["comment", "comments"];
 /// every comment element (an article with comments below it); with fewer, the comments are
 /// the page's text (a forum thread, a guestbook) and stay.
 pub const COMMENT_ARTICLE_WORDS: usize = 100;
+/// Class/id words of cookie-consent boxes and the consent managers that draw them, matched
+/// anywhere in a class or id (`moove_gdpr_cookie_modal`, `onetrust-consent-sdk`); any word
+/// containing `cookie` counts too (`cookiebar`, `cookiePolicy`). See [`ContentRoot::in_consent`].
+pub const CONSENT_WORDS: &[&str] =
+    &["consent", "gdpr", "onetrust", "cookiebot", "usercentrics", "didomi", "cmplz", "borlabs", "iubenda"];
+/// ARIA roles of dialogs: a dialog whose text speaks of cookies is a consent box.
+pub const DIALOG_ROLES: &[&str] = &["dialog", "alertdialog"];
+
 /// Class/id words of main-content containers (first or last word of a class).
 pub const CONTENT_WORDS: &[&str] =
     &["article", "body", "content", "entry", "main", "markdown", "post", "prose", "story", "text"];
@@ -259,6 +268,10 @@ struct Hints {
     /// A comment section or comment: a class/id whose first word (or last, in a name of at most
     /// three words) is a [`COMMENT_WORDS`] word, and not content.
     comment: bool,
+    /// Marked like a cookie-consent box: a [`CONSENT_WORDS`] word or a word containing
+    /// `cookie` anywhere in its class/id, or a [`DIALOG_ROLES`] role; and holding a form
+    /// control ([`CONTROL_TAGS`]: a `<section id="cookies">` of a manual has none).
+    consent: bool,
 }
 
 /// The [`Hints`] of `el`, reading the class and id words once.
@@ -282,7 +295,62 @@ fn element_hints(el: &Element) -> Hints {
                 first || last
             })
     };
-    Hints { boilerplate: tagged || classed(BOILERPLATE_WORDS), content, comment: classed(COMMENT_WORDS) }
+    let consent = el.attr("role").is_some_and(|r| DIALOG_ROLES.contains(&r.trim().to_ascii_lowercase().as_str()))
+        || words.iter().flatten().any(|w| w.contains("cookie") || CONSENT_WORDS.contains(&w.as_str()));
+    Hints { boilerplate: tagged || classed(BOILERPLATE_WORDS), content, comment: classed(COMMENT_WORDS), consent }
+}
+
+/// Per element of `nodes` (parents first): inside a cookie-consent box ([`ContentRoot::in_consent`]).
+/// An element marked as one counts only when a block under it mentions cookies and it holds
+/// less than [`WRAPPER_SHARE`] of the page's other words (the words of the blocks that do not
+/// mention cookies: a consent dialog may be longer than the article, a page wrapper holds the
+/// article); on a page whose every block mentions cookies, any marked element below `body`.
+fn consent_boxes(nodes: &[NodeInfo], blocks: &[Block], block_node: &[usize]) -> Vec<bool> {
+    let mut mentions = vec![false; nodes.len()];
+    let mut other_words = vec![0usize; nodes.len()];
+    for (block, &at) in blocks.iter().zip(block_node) {
+        if at == usize::MAX {
+            continue;
+        }
+        if block.text.as_bytes().windows(6).any(|w| w.eq_ignore_ascii_case(b"cookie")) {
+            mentions[at] = true;
+        } else {
+            other_words[at] += block.words;
+        }
+    }
+    for i in (0..nodes.len()).rev() {
+        if let Some(p) = nodes[i].parent {
+            mentions[p] |= mentions[i];
+            other_words[p] += other_words[i];
+        }
+    }
+    let page_other: usize = nodes.iter().zip(&other_words).filter(|(n, _)| n.parent.is_none()).map(|(_, w)| w).sum();
+    let mut inside = vec![false; nodes.len()];
+    for (i, info) in nodes.iter().enumerate() {
+        let parent = info.parent.is_some_and(|p| inside[p]);
+        let small =
+            if page_other == 0 { info.depth > 1 } else { (other_words[i] as f64) < WRAPPER_SHARE * page_other as f64 };
+        inside[i] = parent || (info.hints.consent && mentions[i] && small);
+    }
+    inside
+}
+
+/// Form controls and the ARIA roles of controls: what a consent box offers (accept, reject,
+/// settings) and a section of an article about cookies does not.
+pub const CONTROL_TAGS: &[&str] = &["button", "input", "select", "textarea"];
+/// See [`CONTROL_TAGS`].
+pub const CONTROL_ROLES: &[&str] = &["button", "switch", "checkbox"];
+
+/// True when the element `id` or one of its descendants is a form control ([`CONTROL_TAGS`],
+/// [`CONTROL_ROLES`], or a class/id word ending in `btn` or `button`: `cookieCloseBtn`).
+fn holds_control(doc: &Document, id: NodeId) -> bool {
+    doc.html.tree.get(id).is_some_and(|node| {
+        node.descendants().filter_map(|d| d.value().as_element()).any(|el| {
+            CONTROL_TAGS.contains(&el.name())
+                || el.attr("role").is_some_and(|r| CONTROL_ROLES.contains(&r.trim().to_ascii_lowercase().as_str()))
+                || class_words(el).iter().flatten().any(|w| w.ends_with("btn") || w.ends_with("button"))
+        })
+    })
 }
 
 /// True when the element `id` has a [`FIGURE_TEXT_TAGS`] descendant.
@@ -324,6 +392,8 @@ pub struct ContentRoot {
     in_boilerplate: Vec<bool>,
     /// Per element: in a comment section or comment below an article (part of rule 1).
     in_comments: Vec<bool>,
+    /// Per element: in a cookie-consent box (part of rule 1, [`ContentRoot::in_consent`]).
+    in_consent: Vec<bool>,
     /// Per element: inside the root (rule 2).
     in_root: Vec<bool>,
     /// Per element: under a content-marked element with [`CONTENT_SHARE`] of the words.
@@ -361,6 +431,9 @@ impl ContentRoot {
                 if el.is_some_and(|el| FIGURE_TAGS.contains(&el.name())) {
                     hints.boilerplate |= !holds_text_structure(doc, id);
                 }
+                if hints.consent {
+                    hints.consent = holds_control(doc, id);
+                }
                 let depth = parent.map_or(0, |p| nodes[p].depth + 1);
                 nodes.push(NodeInfo { parent, voted_words: 0, words: 0, depth, hints });
                 index.insert(id, nodes.len() - 1);
@@ -392,6 +465,7 @@ impl ContentRoot {
         }
         let article_with_comments = voted_words.saturating_sub(comment_words) >= COMMENT_ARTICLE_WORDS;
         let in_comments: Vec<bool> = in_comment.iter().map(|&c| c && article_with_comments).collect();
+        let in_consent = consent_boxes(&nodes, blocks, &block_node);
         let mut in_boilerplate = vec![false; nodes.len()];
         for (i, info) in nodes.iter().enumerate() {
             let parent = info.parent.is_some_and(|p| in_boilerplate[p]);
@@ -431,7 +505,17 @@ impl ContentRoot {
             in_root[i] = in_root[i] || pr || root == Some(i);
             in_content[i] = pc || (info.hints.content && share(info, CONTENT_SHARE));
         }
-        ContentRoot { nodes, block_node, voted_words, root, in_boilerplate, in_comments, in_root, in_content }
+        ContentRoot {
+            nodes,
+            block_node,
+            voted_words,
+            root,
+            in_boilerplate,
+            in_comments,
+            in_consent,
+            in_root,
+            in_content,
+        }
     }
 
     /// Words of the voted blocks under the content root (0 without a root).
@@ -452,6 +536,15 @@ impl ContentRoot {
     /// text (a page that is all comments, a thread, keeps them).
     pub fn in_comments(&self, i: usize) -> bool {
         self.flag(&self.in_comments, i)
+    }
+
+    /// True when block `i` sits in a cookie-consent box: an element marked so (a class/id word
+    /// of [`CONSENT_WORDS`] or containing `cookie`, or a dialog role) that holds a form control
+    /// ([`CONTROL_TAGS`], [`CONTROL_ROLES`]) and blocks that speak of cookies, and less than
+    /// [`WRAPPER_SHARE`] of the page's words (a `<body class="cookie-banner-open">` is the
+    /// page). Never main text for the default and the rules.
+    pub fn in_consent(&self, i: usize) -> bool {
+        self.flag(&self.in_consent, i)
     }
 
     /// True when block `i` is inside the content root (true for every block without a root).
@@ -558,6 +651,7 @@ impl ContentRoot {
             .enumerate()
             .map(|(i, block)| {
                 let keep = !root.in_boilerplate(i)
+                    && !root.in_consent(i)
                     && root.in_root(i)
                     && (voted[i]
                         || (votes[i] >= 1
