@@ -17,12 +17,8 @@
 //! `xxh3_64` (seed 0). The hashes are a stable on-disk format: they persist in the store, so a
 //! change to this normalisation invalidates stored dedup state.
 
+use crate::html::decode::nfc;
 use xxhash_rust::xxh3::xxh3_64;
-
-/// `text` in Unicode Normalization Form C; borrowed when it already is.
-fn nfc(text: &str) -> std::borrow::Cow<'_, str> {
-    icu_normalizer::ComposingNormalizerBorrowed::new_nfc().normalize(text)
-}
 
 /// The normalised words of `text`, in order (see the module doc for the rules).
 pub fn normalized_words(text: &str) -> Vec<String> {

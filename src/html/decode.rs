@@ -66,15 +66,19 @@ pub fn decode_html(bytes: &[u8], content_type: Option<&str>) -> Decoded {
     Decoded { text: to_nfc(text.into_owned()), encoding: used.name(), source, had_errors }
 }
 
-/// `text` in Unicode Normalization Form C (UAX #15); unchanged, without a copy, when it
-/// already is (as nearly every page is).
-pub fn to_nfc(text: String) -> String {
-    let nfc = icu_normalizer::ComposingNormalizerBorrowed::new_nfc();
-    if nfc.is_normalized(&text) {
-        text
-    } else {
-        nfc.normalize(&text).into_owned()
-    }
+/// `text` in Unicode Normalization Form C (UAX #15); borrowed when it already is (as nearly
+/// every page and paragraph is).
+pub fn nfc(text: &str) -> std::borrow::Cow<'_, str> {
+    icu_normalizer::ComposingNormalizerBorrowed::new_nfc().normalize(text)
+}
+
+/// [`nfc`] of an owned text, without a copy when it already is NFC.
+fn to_nfc(text: String) -> String {
+    let normalized = match nfc(&text) {
+        std::borrow::Cow::Owned(normalized) => Some(normalized),
+        std::borrow::Cow::Borrowed(_) => None,
+    };
+    normalized.unwrap_or(text)
 }
 
 /// True when the malformed sequences of a decoding outnumber its well-formed non-ASCII

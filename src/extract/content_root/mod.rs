@@ -21,7 +21,8 @@
 //!    article with its comments: trafilatura keeps comments apart from the main text); a page
 //!    whose voted text is all comments is a thread, and they stay. A BEM modifier
 //!    (`Section--Ads`) is not a class word. Cookie-consent boxes ([`ContentRoot::in_consent`])
-//!    are dropped whatever share of the text they hold, short of the page's other text.
+//!    are dropped however long they are, unless they hold half of the text that is not about
+//!    cookies.
 //! 2. **Content root.** The deepest element holding at least [`ROOT_SHARE`] of the voted
 //!    words is the content root (readability's "top candidate", here scored by the vote
 //!    rather than by comma counts); it then climbs to its parent while at least
@@ -541,8 +542,9 @@ impl ContentRoot {
     /// True when block `i` sits in a cookie-consent box: an element marked so (a class/id word
     /// of [`CONSENT_WORDS`] or containing `cookie`, or a dialog role) that holds a form control
     /// ([`CONTROL_TAGS`], [`CONTROL_ROLES`]) and blocks that speak of cookies, and less than
-    /// [`WRAPPER_SHARE`] of the page's words (a `<body class="cookie-banner-open">` is the
-    /// page). Never main text for the default and the rules.
+    /// [`WRAPPER_SHARE`] of the words of the page's blocks that do not (a consent dialog may be
+    /// longer than the article; a `<body class="cookie-banner-open">` holds the article).
+    /// Never main text for the default and the rules.
     pub fn in_consent(&self, i: usize) -> bool {
         self.flag(&self.in_consent, i)
     }
