@@ -6,32 +6,21 @@
 mod support;
 
 use icu_normalizer::DecomposingNormalizerBorrowed;
+use webcorpus::eval::dataset::Dataset;
+use webcorpus::extract::files::read_bytes;
 use webcorpus::extract::pipeline::{extract_html, ExtractSettings};
 use webcorpus::extract::ExtractorKind;
 use webcorpus::html::decode_html;
 
 const PAGE: &str = "ukbdnews.com.23646";
 
-fn gold_with_snippets(shared: &std::path::Path) -> Vec<String> {
-    let gold = std::fs::read_to_string(shared.join("data/trafilatura-eval/gold.jsonl")).unwrap();
-    let page: serde_json::Value = gold
-        .lines()
-        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
-        .find(|g| g["id"] == PAGE)
-        .expect("the page's gold");
-    page["with"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s.as_str().unwrap().split_whitespace().collect::<Vec<_>>().join(" "))
-        .collect()
-}
-
-fn read_page(shared: &std::path::Path) -> Vec<u8> {
-    let gz = std::fs::read(shared.join(format!("data/trafilatura-eval/html/{PAGE}.html.gz"))).unwrap();
-    let mut html = Vec::new();
-    std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&gz[..]), &mut html).unwrap();
-    html
+/// The page's raw bytes and its gold `with` snippets (whitespace collapsed).
+fn page_and_snippets(shared: &std::path::Path) -> (Vec<u8>, Vec<String>) {
+    let set = Dataset::load(&shared.join("data/trafilatura-eval")).unwrap();
+    let page = set.pages.iter().find(|p| p.id == PAGE).expect("the page's gold");
+    let bytes = read_bytes(&set.html_path(page)).unwrap();
+    let snippets = page.with.iter().map(|s| s.split_whitespace().collect::<Vec<_>>().join(" ")).collect();
+    (bytes, snippets)
 }
 
 fn extracted_text(bytes: &[u8]) -> String {
@@ -43,13 +32,13 @@ fn extracted_text(bytes: &[u8]) -> String {
 #[test]
 fn every_spelling_of_a_page_gives_the_same_nfc_text() {
     let Some(shared) = support::shared_dir("every_spelling_of_a_page_gives_the_same_nfc_text") else { return };
-    let bytes = read_page(&shared);
+    let (bytes, snippets) = page_and_snippets(&shared);
     let raw = String::from_utf8(bytes.clone()).unwrap();
     assert!(raw.contains('\u{9df}'), "the page writes the precomposed YYA that NFC decomposes");
 
     let text = extracted_text(&bytes);
     let words: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    for snippet in gold_with_snippets(&shared) {
+    for snippet in snippets {
         assert!(words.contains(&snippet), "gold snippet {snippet:?} not in the extracted text");
     }
 
