@@ -77,20 +77,23 @@ pub struct TrainCombinerArgs {
     #[arg(long)]
     pub out: PathBuf,
     /// Number of trees.
-    #[arg(long, default_value_t = 200)]
+    #[arg(long, default_value_t = 400)]
     pub trees: usize,
     /// Maximum tree depth.
-    #[arg(long, default_value_t = 6)]
+    #[arg(long, default_value_t = 7)]
     pub depth: usize,
     /// Shrinkage per tree.
-    #[arg(long, default_value_t = 0.1)]
+    #[arg(long, default_value_t = 0.05)]
     pub lr: f32,
     /// Probability of main content at which a block is kept.
     #[arg(long, default_value_t = 0.5)]
     pub threshold: f32,
-    /// Seed of the row sampling.
+    /// Seed of the row and column sampling.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Share of the feature columns each tree may split on (drawn per tree).
+    #[arg(long, default_value_t = 0.5)]
+    pub column_sample: f64,
     /// A block weighs its words / its page's words^P: 0 weighs every word the same, 1 every
     /// page.
     #[arg(long, default_value_t = 0.5)]

@@ -701,6 +701,7 @@ fn train_combiner(args: TrainCombinerArgs) -> Result<()> {
         max_depth: args.depth,
         learning_rate: args.lr,
         seed: args.seed,
+        column_sample: args.column_sample,
         ..GbdtParams::default()
     };
     let started = std::time::Instant::now();

@@ -62,6 +62,9 @@ pub const FEATURE_NAMES: &[&str] = &[
     "title_overlap",
     "window_boilerpipe",
     "window_stadynot",
+    "section_link_density",
+    "section_refined",
+    "following_link_density",
 ];
 
 /// Class/id words looked for on the block's element and its nearest [`CLASS_DEPTH`]
@@ -221,6 +224,43 @@ fn word_set(text: &str) -> Vec<String> {
     text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase).collect()
 }
 
+/// How many blocks after a block [`following_link_density`] reads.
+const FOLLOWING: usize = 6;
+
+/// Per block, its section's character-weighted link density and the share of the section's
+/// words the rules keep; a section runs from a heading block to the block before the next
+/// heading (the blocks before the first heading are one section too).
+fn section_stats(blocks: &[Block], refined: &[Label]) -> Vec<(f32, f32)> {
+    let mut out = vec![(0.0, 0.0); blocks.len()];
+    let mut start = 0;
+    for end in 1..=blocks.len() {
+        if end < blocks.len() && !blocks[end].heading {
+            continue;
+        }
+        let part = &blocks[start..end];
+        let chars: usize = part.iter().map(|b| b.chars).sum();
+        let links: usize = part.iter().map(|b| b.link_chars).sum();
+        let words: usize = part.iter().map(|b| b.words).sum();
+        let kept: usize =
+            part.iter().zip(&refined[start..end]).filter(|(_, l)| l.is_good()).map(|(b, _)| b.words).sum();
+        let stats = (links as f32 / chars.max(1) as f32, kept as f32 / words.max(1) as f32);
+        out[start..end].fill(stats);
+        start = end;
+    }
+    out
+}
+
+/// Per block, the character-weighted link density of the next `k` blocks (0.0 for the last).
+fn following_link_density(blocks: &[Block], k: usize) -> Vec<f32> {
+    (0..blocks.len())
+        .map(|i| {
+            let next = &blocks[(i + 1).min(blocks.len())..(i + 1 + k).min(blocks.len())];
+            let chars: usize = next.iter().map(|b| b.chars).sum();
+            next.iter().map(|b| b.link_chars).sum::<usize>() as f32 / chars.max(1) as f32
+        })
+        .collect()
+}
+
 /// One row of [`FEATURES`] values per block of `doc`, `blocks.len() × FEATURES` row-major.
 /// `root` is the content root the rule-based labels were found with; `votes` the extractors'
 /// labels (each of `blocks.len()`).
@@ -268,6 +308,8 @@ pub fn block_features(
             e.2 += b.words;
         }
     }
+    let sections = section_stats(blocks, votes.refined);
+    let following = following_link_density(blocks, FOLLOWING);
     let title: Vec<String> = doc.title.as_deref().map(word_set).unwrap_or_default();
     let mut before = 0usize;
     let mut class_cache = HashMap::default();
@@ -340,6 +382,9 @@ pub fn block_features(
             overlap,
             window(votes.boilerpipe, i, 3),
             window(votes.stadynot, i, 3),
+            sections[i].0,
+            sections[i].1,
+            following[i],
         ];
         out.extend(row.iter().map(|v| if v.is_finite() { *v } else { 0.0 }));
         let bits = ancestor_class_bits(doc, b, &mut class_cache);

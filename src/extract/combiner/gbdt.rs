@@ -23,6 +23,8 @@ pub struct GbdtParams {
     pub min_child_rows: usize,
     /// Share of the rows each tree is fitted on (drawn without replacement).
     pub row_sample: f64,
+    /// Share of the feature columns each tree may split on (drawn per tree, at least one).
+    pub column_sample: f64,
     /// Maximum bins per feature (≤ 255).
     pub max_bins: usize,
     /// Seed of the row sampling.
@@ -32,13 +34,14 @@ pub struct GbdtParams {
 impl Default for GbdtParams {
     fn default() -> Self {
         GbdtParams {
-            trees: 200,
-            max_depth: 6,
-            learning_rate: 0.1,
+            trees: 400,
+            max_depth: 7,
+            learning_rate: 0.05,
             lambda: 1.0,
             min_child_hessian: 1.0,
             min_child_rows: 50,
             row_sample: 0.7,
+            column_sample: 0.5,
             max_bins: 64,
             seed: 1,
         }
@@ -248,7 +251,15 @@ impl Gbdt {
                 hess[i] = (p * (1.0 - p)).max(1e-6) * weights[i];
             }
             let sample: Vec<u32> = (0..n as u32).filter(|_| rng.f64() < params.row_sample).collect();
-            let tree = TreeBuilder { binned: &binned, grad: &grad, hess: &hess, params, threads }.build(sample);
+            let mut allowed = vec![true; features];
+            if params.column_sample < 1.0 {
+                allowed.iter_mut().for_each(|a| *a = rng.f64() < params.column_sample);
+            }
+            if !allowed.contains(&true) {
+                allowed[rng.usize(..features.max(1))] = true;
+            }
+            let tree = TreeBuilder { binned: &binned, grad: &grad, hess: &hess, params, threads, allowed: &allowed }
+                .build(sample);
             for (i, logit) in logits.iter_mut().enumerate() {
                 *logit += leaf_value(&tree, |f| rows[i * features + f]);
             }
@@ -320,6 +331,8 @@ struct TreeBuilder<'a> {
     hess: &'a [f32],
     params: &'a GbdtParams,
     threads: usize,
+    /// The feature columns this tree may split on.
+    allowed: &'a [bool],
 }
 
 struct Split {
@@ -414,7 +427,7 @@ impl TreeBuilder<'_> {
         let lambda = self.params.lambda;
         let score = |g: f64, h: f64| g * g / (h + lambda);
         let mut best: Option<Split> = None;
-        for (f, bins) in hist.iter().enumerate() {
+        for (f, bins) in hist.iter().enumerate().filter(|(f, _)| self.allowed[*f]) {
             let (g, h) = bins.iter().fold((0.0, 0.0), |a, b| (a.0 + b.0, a.1 + b.1));
             let parent = score(g, h);
             let (mut gl, mut hl) = (0.0, 0.0);
@@ -453,7 +466,14 @@ mod tests {
             targets.push(if (a > 0.5) != (b > 0.5) { 1.0 } else { 0.0 });
         }
         let weights = vec![1.0; n];
-        let params = GbdtParams { trees: 60, max_depth: 3, min_child_rows: 10, ..GbdtParams::default() };
+        let params = GbdtParams {
+            trees: 60,
+            max_depth: 3,
+            learning_rate: 0.1,
+            min_child_rows: 10,
+            column_sample: 1.0,
+            ..GbdtParams::default()
+        };
         let model = Gbdt::train(&rows, 3, &targets, &weights, &params, 2);
         let correct = (0..n).filter(|&i| (model.logit(&rows[i * 3..i * 3 + 3]) > 0.0) == (targets[i] > 0.5)).count();
         assert!(correct as f64 > 0.97 * n as f64, "{correct} of {n}");
@@ -469,5 +489,15 @@ mod tests {
         }
         // The same seed gives the same model with one thread or two.
         assert_eq!(Gbdt::train(&rows, 3, &targets, &weights, &params, 1), model);
+        // With no share of the columns, each tree splits on the one column drawn for it.
+        let one = GbdtParams { column_sample: 0.0, ..params };
+        let model = Gbdt::train(&rows, 3, &targets, &weights, &one, 2);
+        let mut used = [false; 3];
+        for tree in &model.trees {
+            let splits: Vec<u16> = tree.iter().filter(|n| n.left != 0).map(|n| n.feature).collect();
+            assert!(splits.windows(2).all(|w| w[0] == w[1]), "a tree split on several columns: {splits:?}");
+            splits.iter().for_each(|&f| used[usize::from(f)] = true);
+        }
+        assert!(used[0] && used[1], "the two informative columns were drawn for some trees: {used:?}");
     }
 }
