@@ -1,6 +1,7 @@
 //! Gradient-boosted decision trees for binary classification (Friedman 2001, "Greedy function
 //! approximation"; second-order leaf values and split gains as in XGBoost, Chen & Guestrin
-//! 2016, §2.2; histogram split finding over quantile bins as in LightGBM, Ke et al. 2017).
+//! 2016, §2.2, with its per-tree column sampling, §2.3; histogram split finding over quantile
+//! bins as in LightGBM, Ke et al. 2017).
 //! The principal type is [`Gbdt`]: [`Gbdt::train`] fits it on row-major `f32` features with
 //! 0/1 targets and per-row weights, [`Gbdt::logit`] scores one row.
 
@@ -27,7 +28,7 @@ pub struct GbdtParams {
     pub column_sample: f64,
     /// Maximum bins per feature (≤ 255).
     pub max_bins: usize,
-    /// Seed of the row sampling.
+    /// Seed of the row and column sampling.
     pub seed: u64,
 }
 
