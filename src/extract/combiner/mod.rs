@@ -148,9 +148,8 @@ impl CombinerModel {
     /// The combiner's labels for a page: blocks at or above the threshold are Good, except
     /// comments below an article, which are never main text (the training sets disagree:
     /// CleanEval's annotators kept them, the others did not), and cookie-consent boxes. When
-    /// it keeps nothing and the
-    /// rule-based labels keep something, the rule-based labels stand (a learned model never
-    /// empties a page the rules give text).
+    /// it keeps nothing and the rule-based labels keep something, the rule-based labels stand
+    /// (a learned model never empties a page the rules give text).
     pub fn labels(&self, inputs: &CombinerInputs) -> Vec<Label> {
         let labels: Vec<Label> = self
             .probabilities(inputs)
