@@ -98,6 +98,10 @@ pub struct TrainCombinerArgs {
     /// page.
     #[arg(long, default_value_t = 0.5)]
     pub page_power: f64,
+    /// On snippet-labelled pages a block weighs its words^S, scaled to the page's words: 0
+    /// weighs every snippet the same (as the snippet score counts), 1 every word.
+    #[arg(long, default_value_t = 0.5)]
+    pub snippet_power: f64,
     /// Also train one model per site fold (`eval::dataset::site_fold`; fold K's sites held
     /// out) into DIR/fold-K.json, for `webcorpus eval --combiner-cv DIR`.
     #[arg(long, value_name = "DIR")]

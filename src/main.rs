@@ -691,7 +691,7 @@ fn train_combiner(args: TrainCombinerArgs) -> Result<()> {
     let sets = load_sets(&config, &args.data)?;
     let threads = worker_threads(args.threads);
     let started = std::time::Instant::now();
-    let data = load_blocks(&sets, threads);
+    let data = load_blocks(&sets, threads, args.snippet_power);
     println!("labelled {} blocks in {:.1}s:", data.targets.len(), started.elapsed().as_secs_f64());
     for (name, (pages, labelled)) in data.sets.iter().zip(&data.pages) {
         println!("  {name:<18} {labelled:>4}/{pages:<4} pages with labelled blocks");

@@ -2,7 +2,8 @@
 //! page is parsed, segmented and run through the cheap extractors ([`super::inputs`]), its
 //! blocks labelled from the gold ([`crate::boilernet::labels`]: the word alignment that `eval`
 //! scores with, or the snippets), and the boosted trees fitted on the blocks of the training
-//! sites, each block weighted by its words (the scores count words). The sites of the held-out
+//! sites, each block weighted by its words (the scores count words; on snippet-labelled pages
+//! by a power of them, [`page_weights`]). The sites of the held-out
 //! fold ([`site_fold`]; fold 0 for the shipped model, the sites of [`is_holdout_site`]) are
 //! never trained on; [`train`] reports, per set, the held-out blocks' word-weighted P/R/F1 of
 //! the combiner next to the rule-based default's. One model per fold is a site-grouped
@@ -21,6 +22,21 @@ use crate::extract::stadynot::StaDyNoTParams;
 use crate::extract::stoplist::{language_sample, stoplist_for};
 use crate::html::{segment, Document};
 
+/// The training weights of one page's labelled blocks, from their words (each at least 1):
+/// on a page with full gold text the words themselves (the word scores count words); on a
+/// page labelled by snippets (`snippets`) the words to the power `snippet_power`, scaled so
+/// the page's weights still sum to its words (0: every snippet block weighs the same, as the
+/// snippet score counts snippets whatever their length; 1: as on a full-gold page).
+pub fn page_weights(words: &[usize], snippets: bool, snippet_power: f64) -> Vec<f32> {
+    let words = words.iter().map(|&w| w.max(1) as f64);
+    if !snippets {
+        return words.map(|w| w as f32).collect();
+    }
+    let powered: Vec<f64> = words.clone().map(|w| w.powf(snippet_power)).collect();
+    let scale = words.sum::<f64>() / powered.iter().sum::<f64>().max(1e-12);
+    powered.iter().map(|p| (p * scale) as f32).collect()
+}
+
 /// The labelled blocks of some sets.
 #[derive(Debug, Clone, Default)]
 pub struct BlockData {
@@ -32,6 +48,10 @@ pub struct BlockData {
     pub words: Vec<f32>,
     /// Words of the labelled blocks of the block's page (at least 1).
     pub page_words: Vec<f32>,
+    /// The block's training weight before [`train`]'s page normalisation ([`page_weights`]).
+    pub weights: Vec<f32>,
+    /// The `snippet_power` the weights were computed with.
+    pub snippet_power: f64,
     /// The rule-based default keeps the block.
     pub refined: Vec<bool>,
     /// Index of the block's set in [`BlockData::sets`].
@@ -44,9 +64,10 @@ pub struct BlockData {
     pub pages: Vec<(usize, usize)>,
 }
 
-/// Read and label every page of `sets` on `threads` threads.
-pub fn load_blocks(sets: &[Dataset], threads: usize) -> BlockData {
-    let mut data = BlockData::default();
+/// Read and label every page of `sets` on `threads` threads; `snippet_power` weighs the blocks
+/// of snippet-labelled pages ([`page_weights`]).
+pub fn load_blocks(sets: &[Dataset], threads: usize, snippet_power: f64) -> BlockData {
+    let mut data = BlockData { snippet_power, ..BlockData::default() };
     let (jt, sd) = (JusTextParams::default(), StaDyNoTParams::default());
     for (s, set) in sets.iter().enumerate() {
         data.sets.push(set.name.clone());
@@ -59,19 +80,23 @@ pub fn load_blocks(sets: &[Dataset], threads: usize) -> BlockData {
             let stoplist = stoplist_for(None, &language_sample(&blocks));
             let inp = inputs(&doc, &blocks, &stoplist, &jt, &sd).ok()?;
             let words: Vec<usize> = blocks.iter().map(|b| b.words).collect();
-            Some((site_fold(&page.site_key()) as u8, labels, inp, words))
+            Some((site_fold(&page.site_key()) as u8, labels, inp, words, page.text.is_none()))
         });
         let mut labelled_pages = 0;
-        for (fold, labels, inp, words) in pages.iter().flatten() {
+        for (fold, labels, inp, words, snippets) in pages.iter().flatten() {
             labelled_pages += usize::from(labels.iter().any(Option::is_some));
             let page_words: usize =
                 labels.iter().zip(words).filter(|(l, _)| l.is_some()).map(|(_, w)| (*w).max(1)).sum();
+            let labelled_words: Vec<usize> =
+                labels.iter().zip(words).filter(|(l, _)| l.is_some()).map(|(_, w)| *w).collect();
+            let mut weights = page_weights(&labelled_words, *snippets, snippet_power).into_iter();
             for (i, label) in labels.iter().enumerate() {
                 let Some(content) = label else { continue };
                 data.rows.extend_from_slice(&inp.features[i * FEATURES..(i + 1) * FEATURES]);
                 data.targets.push(if *content { 1.0 } else { 0.0 });
                 data.words.push(words[i].max(1) as f32);
                 data.page_words.push(page_words.max(1) as f32);
+                data.weights.push(weights.next().unwrap_or(1.0));
                 data.refined.push(inp.refined[i].is_good());
                 data.set.push(s as u16);
                 data.fold.push(*fold);
@@ -115,8 +140,8 @@ pub struct HoldoutScore {
 }
 
 /// Fit the combiner on the blocks of `data` outside site fold `held_out` and score it on the
-/// blocks of that fold (fold 0: the shipped model's split, [`is_holdout_site`]). A
-/// block weighs its words divided by its page's labelled words to the power `page_power`
+/// blocks of that fold (fold 0: the shipped model's split, [`is_holdout_site`]). A block
+/// weighs its [`BlockData::weights`] divided by its page's labelled words to the power `page_power`
 /// (0: every word weighs the same, as the micro scores count; 1: every page weighs the same,
 /// as the page-averaged shingle scores count).
 pub fn train(
@@ -134,8 +159,10 @@ pub fn train(
         rows.extend_from_slice(&data.rows[i * FEATURES..(i + 1) * FEATURES]);
     }
     let targets: Vec<f32> = train_idx.iter().map(|&i| data.targets[i]).collect();
-    let raw: Vec<f64> =
-        train_idx.iter().map(|&i| f64::from(data.words[i]) / f64::from(data.page_words[i]).powf(page_power)).collect();
+    let raw: Vec<f64> = train_idx
+        .iter()
+        .map(|&i| f64::from(data.weights[i]) / f64::from(data.page_words[i]).powf(page_power))
+        .collect();
     let mean = raw.iter().sum::<f64>() / raw.len().max(1) as f64;
     let weights: Vec<f32> = raw.iter().map(|w| (w / mean.max(1e-12)) as f32).collect();
     let gbdt = Gbdt::train(&rows, FEATURES, &targets, &weights, params, threads);
@@ -165,10 +192,28 @@ pub fn train(
             "training_blocks": train_idx.len(),
             "params": params,
             "page_power": page_power,
+            "snippet_power": data.snippet_power,
             "held_out_fold": held_out,
             "holdout": scores,
         }),
         gbdt,
     };
     (model, scores)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::page_weights;
+
+    #[test]
+    fn snippet_pages_share_the_page_weight_by_a_power_of_the_words() {
+        let words = [1, 4, 16, 0];
+        assert_eq!(page_weights(&words, false, 0.0), vec![1.0, 4.0, 16.0, 1.0]);
+        let equal = page_weights(&words, true, 0.0);
+        assert!(equal.iter().all(|w| (w - 22.0 / 4.0).abs() < 1e-4), "{equal:?}");
+        let root = page_weights(&words, true, 0.5);
+        assert!((root.iter().sum::<f32>() - 22.0).abs() < 1e-3, "{root:?}");
+        assert!((root[2] / root[1] - 2.0).abs() < 1e-4 && (root[1] / root[0] - 2.0).abs() < 1e-4, "{root:?}");
+        assert_eq!(page_weights(&words, true, 1.0), page_weights(&words, false, 0.5));
+    }
 }
