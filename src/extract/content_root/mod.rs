@@ -22,7 +22,8 @@
 //!    whose voted text is all comments is a thread, and they stay. A BEM modifier
 //!    (`Section--Ads`) is not a class word. Cookie-consent boxes ([`ContentRoot::in_consent`])
 //!    are dropped however long they are, unless they hold half of the text that is not about
-//!    cookies.
+//!    cookies; an element marked only by a cookie word ([`COOKIE_WORDS`]) that holds a heading
+//!    and no form control is a manual's section about cookies, not a box.
 //! 2. **Content root.** The deepest element holding at least [`ROOT_SHARE`] of the voted
 //!    words is the content root (readability's "top candidate", here scored by the vote
 //!    rather than by comma counts); it then climbs to its parent while at least
@@ -183,6 +184,10 @@ pub const BOILERPLATE_WORDS: &[&str] = &[
     "teasers",
     "toolbar",
 ];
+/// The [`BOILERPLATE_WORDS`] of cookie notices: an element marked only by one of them is not
+/// boilerplate in a page (rule 1) when it holds a heading and no form control
+/// ([`CONTROL_TAGS`]): that is a titled section about cookies, and the vote decides.
+pub const COOKIE_WORDS: &[&str] = &["consent", "cookie", "cookies", "gdpr"];
 /// Rule 6 keeps the marked content only when it holds at least this many paragraphs of running
 /// text (outside lists and tables, not headings) ...
 pub const FALLBACK_PARAGRAPHS: usize = 2;
@@ -273,6 +278,10 @@ struct Hints {
     /// `cookie` anywhere in its class/id, or a [`DIALOG_ROLES`] role; and holding a form
     /// control ([`CONTROL_TAGS`]: a `<section id="cookies">` of a manual has none).
     consent: bool,
+    /// `boilerplate` only for a [`COOKIE_WORDS`] class/id word: in a page's tree it stays
+    /// boilerplate unless it holds a heading and no form control, as a manual's
+    /// `<section id="cookies">` does and a cookie notice or its cookie table does not.
+    cookie_marked: bool,
 }
 
 /// The [`Hints`] of `el`, reading the class and id words once.
@@ -288,17 +297,21 @@ fn element_hints(el: &Element) -> Hints {
         });
     let tagged = BOILERPLATE_TAGS.contains(&el.name())
         || el.attr("role").is_some_and(|r| BOILERPLATE_ROLES.contains(&r.trim().to_ascii_lowercase().as_str()));
-    let classed = |list: &[&str]| {
+    let classed_by = |is: &dyn Fn(&str) -> bool| {
         !content
             && words.iter().any(|words| {
-                let first = words.first().is_some_and(|w| list.contains(&w.as_str()));
-                let last = words.len() <= 3 && words.last().is_some_and(|w| list.contains(&w.as_str()));
+                let first = words.first().is_some_and(|w| is(w));
+                let last = words.len() <= 3 && words.last().is_some_and(|w| is(w));
                 first || last
             })
     };
+    let classed = |list: &[&str]| classed_by(&|w| list.contains(&w));
     let consent = el.attr("role").is_some_and(|r| DIALOG_ROLES.contains(&r.trim().to_ascii_lowercase().as_str()))
         || words.iter().flatten().any(|w| w.contains("cookie") || CONSENT_WORDS.contains(&w.as_str()));
-    Hints { boilerplate: tagged || classed(BOILERPLATE_WORDS), content, comment: classed(COMMENT_WORDS), consent }
+    let boilerplate = tagged || classed(BOILERPLATE_WORDS);
+    let cookie_marked =
+        boilerplate && !tagged && !classed_by(&|w| BOILERPLATE_WORDS.contains(&w) && !COOKIE_WORDS.contains(&w));
+    Hints { boilerplate, content, comment: classed(COMMENT_WORDS), consent, cookie_marked }
 }
 
 /// Per element of `nodes` (parents first): inside a cookie-consent box ([`ContentRoot::in_consent`]).
@@ -351,6 +364,15 @@ fn holds_control(doc: &Document, id: NodeId) -> bool {
                 || el.attr("role").is_some_and(|r| CONTROL_ROLES.contains(&r.trim().to_ascii_lowercase().as_str()))
                 || class_words(el).iter().flatten().any(|w| w.ends_with("btn") || w.ends_with("button"))
         })
+    })
+}
+
+/// True when the element `id` is or holds a heading (`h1`–`h6`).
+fn holds_heading(doc: &Document, id: NodeId) -> bool {
+    doc.html.tree.get(id).is_some_and(|node| {
+        node.descendants()
+            .filter_map(|d| d.value().as_element())
+            .any(|el| matches!(el.name(), "h1" | "h2" | "h3" | "h4" | "h5" | "h6"))
     })
 }
 
@@ -432,8 +454,12 @@ impl ContentRoot {
                 if el.is_some_and(|el| FIGURE_TAGS.contains(&el.name())) {
                     hints.boilerplate |= !holds_text_structure(doc, id);
                 }
-                if hints.consent {
-                    hints.consent = holds_control(doc, id);
+                if hints.consent || hints.cookie_marked {
+                    let control = holds_control(doc, id);
+                    hints.consent &= control;
+                    if hints.cookie_marked {
+                        hints.boilerplate = control || !holds_heading(doc, id);
+                    }
                 }
                 let depth = parent.map_or(0, |p| nodes[p].depth + 1);
                 nodes.push(NodeInfo { parent, voted_words: 0, words: 0, depth, hints });
