@@ -355,32 +355,29 @@ pub const CONTROL_TAGS: &[&str] = &["button", "input", "select", "textarea"];
 /// See [`CONTROL_TAGS`].
 pub const CONTROL_ROLES: &[&str] = &["button", "switch", "checkbox"];
 
+/// True when the element `id` or one of its descendants is an element that `is` accepts.
+fn holds(doc: &Document, id: NodeId, is: impl Fn(&Element) -> bool) -> bool {
+    doc.html.tree.get(id).is_some_and(|node| node.descendants().filter_map(|d| d.value().as_element()).any(is))
+}
+
 /// True when the element `id` or one of its descendants is a form control ([`CONTROL_TAGS`],
 /// [`CONTROL_ROLES`], or a class/id word ending in `btn` or `button`: `cookieCloseBtn`).
 fn holds_control(doc: &Document, id: NodeId) -> bool {
-    doc.html.tree.get(id).is_some_and(|node| {
-        node.descendants().filter_map(|d| d.value().as_element()).any(|el| {
-            CONTROL_TAGS.contains(&el.name())
-                || el.attr("role").is_some_and(|r| CONTROL_ROLES.contains(&r.trim().to_ascii_lowercase().as_str()))
-                || class_words(el).iter().flatten().any(|w| w.ends_with("btn") || w.ends_with("button"))
-        })
+    holds(doc, id, |el| {
+        CONTROL_TAGS.contains(&el.name())
+            || el.attr("role").is_some_and(|r| CONTROL_ROLES.contains(&r.trim().to_ascii_lowercase().as_str()))
+            || class_words(el).iter().flatten().any(|w| w.ends_with("btn") || w.ends_with("button"))
     })
 }
 
 /// True when the element `id` is or holds a heading (`h1`–`h6`).
 fn holds_heading(doc: &Document, id: NodeId) -> bool {
-    doc.html.tree.get(id).is_some_and(|node| {
-        node.descendants()
-            .filter_map(|d| d.value().as_element())
-            .any(|el| matches!(el.name(), "h1" | "h2" | "h3" | "h4" | "h5" | "h6"))
-    })
+    holds(doc, id, |el| matches!(el.name(), "h1" | "h2" | "h3" | "h4" | "h5" | "h6"))
 }
 
-/// True when the element `id` has a [`FIGURE_TEXT_TAGS`] descendant.
+/// True when the element `id` is or holds a [`FIGURE_TEXT_TAGS`] element.
 fn holds_text_structure(doc: &Document, id: NodeId) -> bool {
-    doc.html.tree.get(id).is_some_and(|node| {
-        node.descendants().any(|d| d.value().as_element().is_some_and(|el| FIGURE_TEXT_TAGS.contains(&el.name())))
-    })
+    holds(doc, id, |el| FIGURE_TEXT_TAGS.contains(&el.name()))
 }
 
 /// One element on the path from the document root to some block.
