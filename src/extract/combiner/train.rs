@@ -85,10 +85,9 @@ pub fn load_blocks(sets: &[Dataset], threads: usize, snippet_power: f64) -> Bloc
         let mut labelled_pages = 0;
         for (fold, labels, inp, words, snippets) in pages.iter().flatten() {
             labelled_pages += usize::from(labels.iter().any(Option::is_some));
-            let page_words: usize =
-                labels.iter().zip(words).filter(|(l, _)| l.is_some()).map(|(_, w)| (*w).max(1)).sum();
             let labelled_words: Vec<usize> =
                 labels.iter().zip(words).filter(|(l, _)| l.is_some()).map(|(_, w)| *w).collect();
+            let page_words: usize = labelled_words.iter().map(|w| (*w).max(1)).sum();
             let mut weights = page_weights(&labelled_words, *snippets, snippet_power).into_iter();
             for (i, label) in labels.iter().enumerate() {
                 let Some(content) = label else { continue };
