@@ -274,7 +274,9 @@ pub fn page_labels(
     // navigation), the page is labelled again once with the stoplist of that language.
     if settings.language.as_deref().is_none_or(|l| l.trim().is_empty() || l.eq_ignore_ascii_case("auto")) {
         let kept = blocks.iter().zip(&labelled.0).filter(|(_, l)| l.is_good()).map(|(b, _)| b.text.as_str());
-        if let Some(language) = dominant_language(kept).filter(|l| *l != stoplist.language.as_deref()) {
+        if let Some(language) =
+            dominant_language(kept, stoplist.language.as_deref()).filter(|l| *l != stoplist.language.as_deref())
+        {
             stoplist = stoplist_for(Some(language.unwrap_or("none")), "");
             labelled = label_blocks(doc, blocks, kind, model, settings, &stoplist)?;
         }
