@@ -1,6 +1,7 @@
 //! Bad input never stops a crawl: a malformed seed line, an unreachable host, a non-HTML
 //! response, a page over the size cap, broken HTML and a wrong charset each give a message or
-//! a counter, and the good pages still reach the corpus.
+//! a counter, and the good pages still reach the corpus. A page whose main text is headings
+//! alone makes no record.
 
 mod support;
 
@@ -27,7 +28,7 @@ fn bad_site() -> HashMap<String, Vec<u8>> {
         "/".to_string(),
         b"<html><body><p>Index</p><a href=/good.html>good</a> <a href=/report>report</a> <a href=/huge.html>huge</a>
         <a href=/broken.html>broken</a> <a href=/latin1.html>latin1</a> <a href=/missing.html>missing</a>
-        <a href='http://[::1'>bad url</a> <a href='javascript:void(0)'>js</a></body></html>"
+        <a href=/stub.html>stub</a> <a href='http://[::1'>bad url</a> <a href='javascript:void(0)'>js</a></body></html>"
             .to_vec(),
     );
     pages.insert("/good.html".to_string(), page(GOOD));
@@ -40,7 +41,17 @@ fn bad_site() -> HashMap<String, Vec<u8>> {
     let mut latin1 = b"<html><head><meta charset=\"utf-8\"></head><body><p>The caf\xe9 on the main square reopened this week after the renovation, and the owners said that the \xe9clairs are back on the menu for everybody who missed them during the long and noisy months of the work.</p></body></html>".to_vec();
     latin1.extend_from_slice(b"\n");
     pages.insert("/latin1.html".to_string(), latin1);
+    pages.insert("/stub.html".to_string(), stub_page().into_bytes());
     pages
+}
+
+/// A real page whose default extraction is its title heading alone: an event stub of the shared
+/// Stanford site, its links disabled (this site has no other pages).
+fn stub_page() -> String {
+    let shared = support::shared_dir("crawl_bad_input").expect("../shared beside the repository");
+    let html = std::fs::read_to_string(shared.join("sites/www-cs.stanford.edu/events/adobe-interviews.html"))
+        .expect("the shared stub page reads");
+    html.replace("href=", "data-href=")
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -68,6 +79,16 @@ async fn bad_pages_and_hosts_are_counted_and_the_crawl_goes_on() {
     assert_eq!(c.discards.get("not_html"), Some(&1), "{c:?}");
     assert_eq!(c.discards.get("body_too_large"), Some(&1), "{c:?}");
     assert_eq!(c.discards.get("http_404"), Some(&1), "{c:?}");
+    // The stub's extraction keeps a heading and nothing else: no record, counted as no_main_text.
+    let stub = webcorpus::extract::pipeline::extract_html(
+        &stub_page(),
+        webcorpus::extract::ExtractorKind::Default,
+        None,
+        &Default::default(),
+    )
+    .unwrap();
+    assert!(!stub.paragraphs.is_empty() && !stub.has_running_text(), "precondition: {:?}", stub.paragraphs);
+    assert!(c.discards.get("no_main_text").is_some_and(|&n| n >= 1), "{c:?}");
     let state = webcorpus::store::open_state_dir(&tmp.path().join("state")).unwrap();
     assert!(state.host("unreachable.test").unwrap().unwrap().dead, "the unreachable host is given up");
     let corpus = std::fs::read_to_string(tmp.path().join("corpus/corpus.jsonl")).unwrap();
@@ -77,4 +98,5 @@ async fn bad_pages_and_hosts_are_counted_and_the_crawl_goes_on() {
     assert!(text_of("/good.html").contains("opening hours"), "{records:?}");
     assert!(text_of("/broken.html").contains("storm damaged"), "broken HTML is repaired, not dropped: {records:?}");
     assert!(text_of("/latin1.html").contains("reopened this week"), "a wrong charset loses only the bad bytes");
+    assert!(!records.iter().any(|r| r.url.ends_with("/stub.html")), "a headings-only page has no record");
 }

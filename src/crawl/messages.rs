@@ -31,7 +31,9 @@ pub enum Discard {
     NoGoldminerPattern,
     /// The extractor failed on the page.
     ExtractionError,
-    /// The extractor kept nothing.
+    /// The extractor kept no running text: nothing, or headings alone (a page title over an
+    /// empty stub, an archive page's date line), which make no corpus record
+    /// ([`crate::extract::pipeline::PageExtraction::has_running_text`]).
     NoMainText,
     /// `[classify] drop_non_article` and the page is not an article.
     NotArticle,

@@ -183,7 +183,7 @@ pub fn replay_warcs(
             let doc = Document::parse(&html);
             let (extraction, class) = extract_and_classify(&doc, &page.url, model.as_deref(), &tools);
             let ex = match extraction {
-                Ok(ex) if ex.paragraphs.is_empty() => return skip("no_main_text"),
+                Ok(ex) if !ex.has_running_text() => return skip("no_main_text"),
                 Ok(ex) => ex,
                 Err(_) => return skip("extraction_error"),
             };

@@ -17,7 +17,7 @@ use crate::extract::stoplist::{dominant_language, language_sample, page_stoplist
 use crate::extract::tree_filter::TreeFilterParams;
 use crate::extract::{ExtractContext, ExtractError, Extractor, ExtractorKind};
 use crate::html::{segment, Document};
-use crate::model::{Block, Label, Paragraph};
+use crate::model::{Block, Label, Paragraph, ParagraphKind};
 
 /// What every extractor needs besides the page: language and thresholds.
 #[derive(Debug, Clone, Default)]
@@ -91,6 +91,16 @@ pub struct PageExtraction {
     /// measured before the per-page guard; below 0.5 the model would halve the page. `None`
     /// otherwise.
     pub model_share: Option<f64>,
+}
+
+impl PageExtraction {
+    /// True when some kept paragraph is not a heading. A page whose main text is headings
+    /// alone (a title over an empty stub, an archive page's date line) makes no corpus record:
+    /// the crawl and `extract --per-site` count it as `no_main_text`, while `extract` and
+    /// `eval` still output and score its headings.
+    pub fn has_running_text(&self) -> bool {
+        self.paragraphs.iter().any(|p| p.kind != ParagraphKind::Heading)
+    }
 }
 
 /// How a host's [`DomainModel`] took part in one page's extraction.

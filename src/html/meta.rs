@@ -140,6 +140,54 @@ fn visit_ld(value: &serde_json::Value, meta: &mut PageMetadata, depth: usize) {
     }
 }
 
+/// Fewest words of a JSON-LD `articleBody` that [`ld_article_body`] returns (a shorter one is
+/// a teaser, not the article).
+pub const MIN_ARTICLE_BODY_WORDS: usize = 30;
+
+/// The longest schema.org `articleBody` string (at least [`MIN_ARTICLE_BODY_WORDS`] words) in
+/// the page's `<script type="application/ld+json">` blocks (objects, arrays and `@graph`):
+/// the article's text as the publisher states it, or `None`. `raw` is the decoded HTML before
+/// scripts were emptied.
+pub fn ld_article_body(raw: &str) -> Option<String> {
+    let mut best: Option<String> = None;
+    let mut from = 0;
+    while let Some(at) = raw[from..].find("ld+json").map(|i| i + from) {
+        from = at + 1;
+        let Some(open) = raw[at..].find('>').map(|i| at + i + 1) else { break };
+        let Some(close) = raw[open..].find("</script").or_else(|| raw[open..].find("</SCRIPT")).map(|i| open + i)
+        else {
+            break;
+        };
+        let body = &raw[open..close];
+        if body.len() > MAX_JSON_LD_BYTES || !body.contains("articleBody") {
+            continue;
+        }
+        let Ok(value) = serde_json::from_str::<serde_json::Value>(body.trim()) else { continue };
+        visit_body(&value, &mut best, 0);
+    }
+    best.filter(|b| b.split_whitespace().count() >= MIN_ARTICLE_BODY_WORDS)
+}
+
+fn visit_body(value: &serde_json::Value, best: &mut Option<String>, depth: usize) {
+    if depth > 4 {
+        return;
+    }
+    match value {
+        serde_json::Value::Array(items) => items.iter().for_each(|v| visit_body(v, best, depth + 1)),
+        serde_json::Value::Object(map) => {
+            if let Some(text) = map.get("articleBody").and_then(|b| b.as_str()) {
+                if best.as_ref().is_none_or(|b| b.len() < text.len()) {
+                    *best = Some(text.to_string());
+                }
+            }
+            if let Some(graph) = map.get("@graph") {
+                visit_body(graph, best, depth + 1);
+            }
+        }
+        _ => {}
+    }
+}
+
 /// The names of a JSON-LD `author`: a string, a `Person` object or an array of either. An
 /// `Organization` (the publisher named as author) is not an author.
 fn ld_names(author: &serde_json::Value) -> Option<String> {
@@ -230,6 +278,7 @@ fn clean_author(author: String) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::html::Document;
 
     fn meta_of(html: &str) -> PageMetadata {
         page_metadata(html, &Html::parse_document(html))
@@ -247,6 +296,22 @@ mod tests {
         let m = meta_of(html);
         assert_eq!(m.date.as_deref(), Some("2023-07-14"));
         assert_eq!(m.author.as_deref(), Some("Ana Díaz; Bo Li"));
+    }
+
+    #[test]
+    fn the_longest_json_ld_article_body_is_read_and_a_teaser_is_not() {
+        let body = "word ".repeat(MIN_ARTICLE_BODY_WORDS);
+        let html = format!(
+            r#"<html><head><script type="application/ld+json">{{"@graph":[{{"@type":"WebPage"}},
+              {{"@type":"NewsArticle","articleBody":"{body}and more"}}]}}</script>
+            <script type="application/ld+json">[{{"@type":"NewsArticle","articleBody":"A short teaser."}}]</script>
+            </head><body><p>x</p></body></html>"#
+        );
+        assert_eq!(ld_article_body(&html).as_deref(), Some(format!("{body}and more").as_str()));
+        let teaser = r#"<script type="application/ld+json">{"articleBody":"A short teaser."}</script>"#;
+        assert_eq!(ld_article_body(teaser), None);
+        assert_eq!(ld_article_body(r#"<script type="application/ld+json">{"articleBody": broken</script>"#), None);
+        assert_eq!(Document::parse(&html).ld_article_body.as_deref(), ld_article_body(&html).as_deref());
     }
 
     #[test]

@@ -32,6 +32,8 @@ pub struct Document {
     pub noscript_content: bool,
     /// Publication date and author as the page states them ([`meta::page_metadata`]).
     pub metadata: meta::PageMetadata,
+    /// The schema.org `articleBody` the page states in JSON-LD ([`meta::ld_article_body`]).
+    pub ld_article_body: Option<String>,
 }
 
 /// A page with fewer visible characters than this (or than its `<noscript>` text) outside
@@ -78,7 +80,8 @@ impl Document {
             .map(|t| collapse_whitespace(&t.text().collect::<String>()))
             .filter(|t| !t.is_empty());
         let metadata = meta::page_metadata(raw, &html);
-        Document { html, title, noscript_content, metadata }
+        let ld_article_body = meta::ld_article_body(raw);
+        Document { html, title, noscript_content, metadata, ld_article_body }
     }
 
     /// True when segmentation leaves out the subtree of an element named `name`: the

@@ -456,6 +456,7 @@ mod tests {
                     title: None,
                     noscript_content: false,
                     metadata: Default::default(),
+                    ld_article_body: None,
                 };
                 assert_eq!(texts(&Document::parse(&html)), texts(&raw), "{name} {}", page.id);
                 assert_eq!(prune(&html).noscript_chars, noscript_text_chars(&html), "{name} {}", page.id);

@@ -55,7 +55,7 @@ impl Committer {
         if let Some(generation) = ex.model_generation {
             self.watch_model(host, generation, ex.model_use != ModelUse::Applied);
         }
-        if ex.paragraphs.is_empty() {
+        if !ex.has_running_text() {
             self.discard(host, Discard::NoMainText);
             return Ok(());
         }

@@ -1,7 +1,9 @@
 //! The combiner's block features: per block, every cheap extractor's label, what the page's
 //! markup says about the block's element ([`ContentRoot`]), the block's own text statistics and
-//! the same for its neighbours. The principal function is [`block_features`]; the columns are
-//! named in [`FEATURE_NAMES`], all finite and roughly in 0–1 or a logarithm of a count.
+//! the same for its neighbours, whether its text is repeated on the page, and how much of it is
+//! in the article text the page states in JSON-LD ([`Document::ld_article_body`]). The principal
+//! function is [`block_features`]; the columns are named in [`FEATURE_NAMES`], all finite and
+//! roughly in 0–1 or a logarithm of a count.
 
 use crate::extract::content_root::{class_words, ContentRoot};
 use crate::extract::justext::stopword_density;
@@ -65,6 +67,10 @@ pub const FEATURE_NAMES: &[&str] = &[
     "section_link_density",
     "section_refined",
     "following_link_density",
+    "log_same_text",
+    "repeat_of_earlier",
+    "ld_body_match",
+    "has_ld_body",
 ];
 
 /// Class/id words looked for on the block's element and its nearest [`CLASS_DEPTH`]
@@ -224,6 +230,18 @@ fn word_set(text: &str) -> Vec<String> {
     text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase).collect()
 }
 
+/// Hashes of the word bigrams of `words` (a single word is its own bigram).
+fn bigrams(words: &[String]) -> impl Iterator<Item = u64> + '_ {
+    use std::hash::{Hash, Hasher};
+    let hash = |a: &str, b: &str| {
+        let mut h = rustc_hash::FxHasher::default();
+        (a, b).hash(&mut h);
+        h.finish()
+    };
+    let single = (words.len() == 1).then(|| hash(&words[0], ""));
+    words.windows(2).map(move |w| hash(&w[0], &w[1])).chain(single)
+}
+
 /// How many blocks after a block [`following_link_density`] reads.
 const FOLLOWING: usize = 6;
 
@@ -308,6 +326,17 @@ pub fn block_features(
             e.2 += b.words;
         }
     }
+    // Blocks with the same text on the page, and whether an earlier block has it.
+    let mut same: HashMap<&str, usize> = HashMap::default();
+    for b in blocks {
+        *same.entry(b.text.as_str()).or_default() += 1;
+    }
+    let mut seen: HashMap<&str, ()> = HashMap::default();
+    // The word bigrams (and single words, for one-word blocks) of the page's JSON-LD articleBody.
+    let ld_body: Option<rustc_hash::FxHashSet<u64>> = doc.ld_article_body.as_deref().map(|body| {
+        let words = word_set(body);
+        bigrams(&words).chain(words.chunks(1).flat_map(bigrams)).collect()
+    });
     let sections = section_stats(blocks, votes.refined);
     let following = following_link_density(blocks, FOLLOWING);
     let title: Vec<String> = doc.title.as_deref().map(word_set).unwrap_or_default();
@@ -385,6 +414,14 @@ pub fn block_features(
             sections[i].0,
             sections[i].1,
             following[i],
+            ln1p(same.get(b.text.as_str()).copied().unwrap_or(1) - 1),
+            flag(seen.insert(b.text.as_str(), ()).is_some()),
+            ld_body.as_ref().map_or(0.0, |set| {
+                let words = word_set(&b.text);
+                let grams: Vec<u64> = bigrams(&words).collect();
+                grams.iter().filter(|g| set.contains(g)).count() as f32 / grams.len().max(1) as f32
+            }),
+            flag(ld_body.is_some()),
         ];
         out.extend(row.iter().map(|v| if v.is_finite() { *v } else { 0.0 }));
         let bits = ancestor_class_bits(doc, b, &mut class_cache);
@@ -393,4 +430,66 @@ pub fn block_features(
         before += b.words;
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::extract::stoplist::{language_sample, stoplist_for};
+    use crate::html::segment;
+
+    /// The feature rows of `html`, one map from column name to value per block, with the text.
+    fn rows(html: &str) -> Vec<(String, HashMap<String, f32>)> {
+        let doc = Document::parse(html);
+        let blocks = segment(&doc);
+        let stoplist = stoplist_for(None, &language_sample(&blocks));
+        let inp = crate::extract::combiner::inputs(&doc, &blocks, &stoplist, &Default::default(), &Default::default())
+            .expect("inputs");
+        let names = column_names();
+        blocks
+            .iter()
+            .enumerate()
+            .map(|(i, b)| {
+                let row = &inp.features[i * FEATURES..(i + 1) * FEATURES];
+                (b.text.clone(), names.iter().cloned().zip(row.iter().copied()).collect())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn repeated_text_is_counted_and_marked_after_its_first_block() {
+        let html = "<html><body><p>Advertisement</p><p>The council met on Tuesday to vote on the budget.</p>\
+                    <p>Advertisement</p><p>It passed by seven votes to two after a long debate.</p>\
+                    <p>Advertisement</p></body></html>";
+        let rows = rows(html);
+        let ads: Vec<_> = rows.iter().filter(|(t, _)| t == "Advertisement").map(|(_, r)| r).collect();
+        assert_eq!(ads.len(), 3);
+        for ad in &ads {
+            assert!((ad["log_same_text"] - 2f32.ln_1p()).abs() < 1e-6, "{}", ad["log_same_text"]);
+        }
+        let later: Vec<f32> = ads.iter().map(|r| r["repeat_of_earlier"]).collect();
+        assert_eq!(later, vec![0.0, 1.0, 1.0]);
+        let unique = rows.iter().find(|(t, _)| t.starts_with("The council")).expect("paragraph").1.clone();
+        assert_eq!((unique["log_same_text"], unique["repeat_of_earlier"]), (0.0, 0.0));
+    }
+
+    #[test]
+    fn blocks_are_matched_against_the_json_ld_article_body() {
+        let story = "The council met on Tuesday to vote on the new budget for the coming year, \
+                     and after a long debate it passed by seven votes to two with one abstention";
+        let html = format!(
+            r#"<html><head><script type="application/ld+json">{{"@type":"NewsArticle","articleBody":"{story}"}}</script>
+            </head><body><p>Sign up for our newsletter to get the budget news first</p><p>{story}</p></body></html>"#
+        );
+        let rows = rows(&html);
+        let (promo, article) = (&rows[0].1, &rows[1].1);
+        assert_eq!((article["ld_body_match"], article["has_ld_body"]), (1.0, 1.0));
+        assert!(promo["ld_body_match"] < 0.2 && promo["has_ld_body"] == 1.0, "{}", promo["ld_body_match"]);
+        let plain = rows_without_ld(&story);
+        assert_eq!((plain["ld_body_match"], plain["has_ld_body"]), (0.0, 0.0));
+    }
+
+    fn rows_without_ld(story: &str) -> HashMap<String, f32> {
+        rows(&format!("<html><body><p>{story}</p></body></html>")).remove(0).1
+    }
 }
