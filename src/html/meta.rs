@@ -3,7 +3,8 @@
 //! `dc.date` / `dc.creator`, `author`, Parse.ly and Sailthru keys), microdata `itemprop`, and
 //! `<time datetime>`, in that order of trust (the order trafilatura's `htmldate` and metadata
 //! extraction also prefer: structured data over visible markup). Nothing is guessed from the
-//! text: a page that states neither gets neither.
+//! text: a page that states neither gets neither. Also the article text a page states in
+//! JSON-LD (`articleBody`, [`ld_article_body`]), which the default's combiner reads.
 
 use scraper::{Html, Selector};
 use std::sync::OnceLock;
@@ -98,20 +99,15 @@ fn microdata_author(html: &Html) -> Option<String> {
 /// page's `<script type="application/ld+json">` blocks (objects, arrays and `@graph`).
 fn json_ld(raw: &str) -> PageMetadata {
     let mut meta = PageMetadata::default();
-    let mut from = 0;
-    while let Some(at) = raw[from..].find("ld+json").map(|i| i + from) {
-        from = at + 1;
-        let Some(open) = raw[at..].find('>').map(|i| at + i + 1) else { break };
-        let Some(close) = raw[open..].find("</script").or_else(|| raw[open..].find("</SCRIPT")).map(|i| open + i)
-        else {
-            break;
-        };
-        let body = &raw[open..close];
-        if body.len() > MAX_JSON_LD_BYTES {
-            continue;
-        }
-        let Ok(value) = serde_json::from_str::<serde_json::Value>(body.trim()) else { continue };
-        visit_ld(&value, &mut meta, 0);
+    for value in ld_json_values(raw, "") {
+        for_each_ld_object(&value, 0, &mut |map| {
+            if meta.date.is_none() {
+                meta.date = map.get("datePublished").and_then(|d| d.as_str()).and_then(iso_date);
+            }
+            if meta.author.is_none() {
+                meta.author = map.get("author").and_then(ld_names).and_then(clean_author);
+            }
+        });
         if meta.date.is_some() && meta.author.is_some() {
             break;
         }
@@ -119,21 +115,38 @@ fn json_ld(raw: &str) -> PageMetadata {
     meta
 }
 
-fn visit_ld(value: &serde_json::Value, meta: &mut PageMetadata, depth: usize) {
+/// The parsed bodies of the page's `<script type="application/ld+json">` blocks that contain
+/// `needle` (every one for `""`), in page order; a body over [`MAX_JSON_LD_BYTES`] or not JSON
+/// is skipped.
+fn ld_json_values<'a>(raw: &'a str, needle: &'a str) -> impl Iterator<Item = serde_json::Value> + 'a {
+    let mut from = 0;
+    std::iter::from_fn(move || {
+        let at = raw[from..].find("ld+json").map(|i| i + from)?;
+        from = at + 1;
+        let open = raw[at..].find('>').map(|i| at + i + 1)?;
+        let close = raw[open..].find("</script").or_else(|| raw[open..].find("</SCRIPT")).map(|i| open + i)?;
+        Some(&raw[open..close])
+    })
+    .filter(move |body| body.len() <= MAX_JSON_LD_BYTES && body.contains(needle))
+    .filter_map(|body| serde_json::from_str::<serde_json::Value>(body.trim()).ok())
+}
+
+/// Call `f` on every object of a JSON-LD value: the value itself, the items of an array and
+/// the members of `@graph`, down to depth 4.
+fn for_each_ld_object(
+    value: &serde_json::Value,
+    depth: usize,
+    f: &mut impl FnMut(&serde_json::Map<String, serde_json::Value>),
+) {
     if depth > 4 {
         return;
     }
     match value {
-        serde_json::Value::Array(items) => items.iter().for_each(|v| visit_ld(v, meta, depth + 1)),
+        serde_json::Value::Array(items) => items.iter().for_each(|v| for_each_ld_object(v, depth + 1, f)),
         serde_json::Value::Object(map) => {
-            if meta.date.is_none() {
-                meta.date = map.get("datePublished").and_then(|d| d.as_str()).and_then(iso_date);
-            }
-            if meta.author.is_none() {
-                meta.author = map.get("author").and_then(ld_names).and_then(clean_author);
-            }
+            f(map);
             if let Some(graph) = map.get("@graph") {
-                visit_ld(graph, meta, depth + 1);
+                for_each_ld_object(graph, depth + 1, f);
             }
         }
         _ => {}
@@ -150,42 +163,16 @@ pub const MIN_ARTICLE_BODY_WORDS: usize = 30;
 /// scripts were emptied.
 pub fn ld_article_body(raw: &str) -> Option<String> {
     let mut best: Option<String> = None;
-    let mut from = 0;
-    while let Some(at) = raw[from..].find("ld+json").map(|i| i + from) {
-        from = at + 1;
-        let Some(open) = raw[at..].find('>').map(|i| at + i + 1) else { break };
-        let Some(close) = raw[open..].find("</script").or_else(|| raw[open..].find("</SCRIPT")).map(|i| open + i)
-        else {
-            break;
-        };
-        let body = &raw[open..close];
-        if body.len() > MAX_JSON_LD_BYTES || !body.contains("articleBody") {
-            continue;
-        }
-        let Ok(value) = serde_json::from_str::<serde_json::Value>(body.trim()) else { continue };
-        visit_body(&value, &mut best, 0);
-    }
-    best.filter(|b| b.split_whitespace().count() >= MIN_ARTICLE_BODY_WORDS)
-}
-
-fn visit_body(value: &serde_json::Value, best: &mut Option<String>, depth: usize) {
-    if depth > 4 {
-        return;
-    }
-    match value {
-        serde_json::Value::Array(items) => items.iter().for_each(|v| visit_body(v, best, depth + 1)),
-        serde_json::Value::Object(map) => {
+    for value in ld_json_values(raw, "articleBody") {
+        for_each_ld_object(&value, 0, &mut |map| {
             if let Some(text) = map.get("articleBody").and_then(|b| b.as_str()) {
                 if best.as_ref().is_none_or(|b| b.len() < text.len()) {
-                    *best = Some(text.to_string());
+                    best = Some(text.to_string());
                 }
             }
-            if let Some(graph) = map.get("@graph") {
-                visit_body(graph, best, depth + 1);
-            }
-        }
-        _ => {}
+        });
     }
+    best.filter(|b| b.split_whitespace().count() >= MIN_ARTICLE_BODY_WORDS)
 }
 
 /// The names of a JSON-LD `author`: a string, a `Person` object or an array of either. An

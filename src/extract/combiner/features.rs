@@ -485,7 +485,7 @@ mod tests {
         let (promo, article) = (&rows[0].1, &rows[1].1);
         assert_eq!((article["ld_body_match"], article["has_ld_body"]), (1.0, 1.0));
         assert!(promo["ld_body_match"] < 0.2 && promo["has_ld_body"] == 1.0, "{}", promo["ld_body_match"]);
-        let plain = rows_without_ld(&story);
+        let plain = rows_without_ld(story);
         assert_eq!((plain["ld_body_match"], plain["has_ld_body"]), (0.0, 0.0));
     }
 
