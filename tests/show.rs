@@ -126,6 +126,15 @@ fn show_marks_static_noise_kept_paragraphs_and_duplicates_with_their_first_url()
     for b in &kept {
         assert!(written.contains(b.2.as_str()), "kept but in no record: {:?}", b.2);
     }
+    // A page that keeps headings alone has no record: its headings are marked so, and nothing
+    // of it is kept.
+    for (_, blocks) in &pages {
+        let headings_only: Vec<_> = blocks.iter().filter(|b| b.0 == "no-running-text").collect();
+        if !headings_only.is_empty() {
+            assert!(headings_only.iter().all(|b| b.1 == "heading"), "{headings_only:?}");
+            assert!(!blocks.iter().any(|b| b.0 == "kept" || b.0 == "duplicate"), "{blocks:?}");
+        }
+    }
     let duplicates: Vec<_> = shown.iter().filter(|b| b.0 == "duplicate").collect();
     assert!(!duplicates.is_empty(), "a paragraph repeated across pages is an Onion duplicate");
     // An exact duplicate names the first URL whose record holds it; a near duplicate (Onion's

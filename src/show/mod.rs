@@ -26,7 +26,7 @@ use crate::extract::content_root::ContentRoot;
 use crate::extract::pipeline::{page_labels, ExtractSettings, ModelUse, PageLabels};
 use crate::extract::{combiner, goldminer, justext, stadynot, ExtractError, ExtractorKind};
 use crate::html::{segment, Document};
-use crate::model::{Label, Record};
+use crate::model::{Label, ParagraphKind, Record};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -35,6 +35,9 @@ use std::path::{Path, PathBuf};
 pub enum Fate {
     /// A paragraph of the page's record.
     Kept,
+    /// Kept by extraction on a page whose main text is headings alone: the page makes no
+    /// record ([`crate::extract::pipeline::PageExtraction::has_running_text`]).
+    NoRunningText,
     /// Kept by extraction, dropped by Onion: the first URL whose record holds it (`None`
     /// when it is not in the host's records: a duplicate of another host's text).
     Duplicate(Option<String>),
@@ -66,9 +69,10 @@ pub enum Fate {
 
 impl Fate {
     /// Every fate, in legend order (a duplicate once).
-    pub const ALL: [Fate; 14] = [
+    pub const ALL: [Fate; 15] = [
         Fate::Kept,
         Fate::Duplicate(None),
+        Fate::NoRunningText,
         Fate::OutsideStretch,
         Fate::StaticNoise,
         Fate::CommentSection,
@@ -88,6 +92,7 @@ impl Fate {
         match self {
             Fate::Kept => "kept",
             Fate::Duplicate(_) => "duplicate",
+            Fate::NoRunningText => "no-running-text",
             Fate::OutsideStretch => "outside-stretch",
             Fate::StaticNoise => "static-noise",
             Fate::CommentSection => "comment-section",
@@ -108,6 +113,7 @@ impl Fate {
         match self {
             Fate::Kept => "kept: a paragraph of the corpus",
             Fate::Duplicate(_) => "Onion duplicate: kept by extraction, already written (first URL shown)",
+            Fate::NoRunningText => "a heading on a page whose main text is headings alone (no record)",
             Fate::OutsideStretch => "outside the learned GoldMiner stretch (before begin / after end pattern)",
             Fate::StaticNoise => "StaDyNoT static noise (an element the host's model learned as template)",
             Fate::CommentSection => "a comment section below the article (never main text for the default)",
@@ -212,9 +218,13 @@ pub fn explain_page(
     for text in written.unwrap_or(&[]) {
         *written_left.entry(text.as_str()).or_default() += 1;
     }
+    // A page that keeps headings alone makes no record (the crawl's `no_main_text`).
+    let running_text = blocks.iter().zip(&labels).any(|(b, l)| l.is_good() && b.kind != ParagraphKind::Heading);
     let mut views = Vec::with_capacity(blocks.len());
     for (i, (block, label)) in blocks.iter().zip(&labels).enumerate() {
-        let fate = if label.is_good() {
+        let fate = if label.is_good() && !running_text {
+            Fate::NoRunningText
+        } else if label.is_good() {
             match written {
                 // No record (all its paragraphs were duplicates, or another discard).
                 None => match first_url(&block.text) {

@@ -22,7 +22,8 @@ table{border-collapse:collapse}td,th{padding:2px 8px;border-bottom:1px solid #dd
 .outside-content-root{background:#e3eefb;border-color:#1565c0}.justext-bad{background:#f3e9e0;border-color:#8d5524}\
 .justext-short{background:#f5f5f5;border-color:#9e9e9e}.justext-near-good{background:#eef7e6;border-color:#7cb342}\
 .vote{background:#e6f2f2;border-color:#00838f}.comment-section{background:#f1ece4;border-color:#6d4c41}\
-.combiner{background:#fff0e0;border-color:#ef6c00}.consent-box{background:#f3e5f5;border-color:#8e24aa}";
+.combiner{background:#fff0e0;border-color:#ef6c00}.consent-box{background:#f3e5f5;border-color:#8e24aa}\
+.no-running-text{background:#f0f4c3;border-color:#827717}";
 
 /// The whole page for `view` of host `host`.
 pub fn render(host: &str, view: &HostView) -> String {
