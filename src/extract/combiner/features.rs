@@ -331,7 +331,7 @@ pub fn block_features(
     for b in blocks {
         *same.entry(b.text.as_str()).or_default() += 1;
     }
-    let mut seen: HashMap<&str, ()> = HashMap::default();
+    let mut seen: rustc_hash::FxHashSet<&str> = rustc_hash::FxHashSet::default();
     // The word bigrams (and single words, for one-word blocks) of the page's JSON-LD articleBody.
     let ld_body: Option<rustc_hash::FxHashSet<u64>> = doc.ld_article_body.as_deref().map(|body| {
         let words = word_set(body);
@@ -415,7 +415,7 @@ pub fn block_features(
             sections[i].1,
             following[i],
             ln1p(same.get(b.text.as_str()).copied().unwrap_or(1) - 1),
-            flag(seen.insert(b.text.as_str(), ()).is_some()),
+            flag(!seen.insert(b.text.as_str())),
             ld_body.as_ref().map_or(0.0, |set| {
                 let words = word_set(&b.text);
                 let grams: Vec<u64> = bigrams(&words).collect();
