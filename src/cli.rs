@@ -76,21 +76,25 @@ pub struct TrainCombinerArgs {
     /// Where to write the model (JSON).
     #[arg(long)]
     pub out: PathBuf,
-    /// Number of trees.
-    #[arg(long, default_value_t = 400)]
+    /// Number of trees (of each bag).
+    #[arg(long, default_value_t = 200)]
     pub trees: usize,
     /// Maximum tree depth.
     #[arg(long, default_value_t = 7)]
     pub depth: usize,
     /// Shrinkage per tree.
-    #[arg(long, default_value_t = 0.05)]
+    #[arg(long, default_value_t = 0.1)]
     pub lr: f32,
     /// Probability of main content at which a block is kept.
     #[arg(long, default_value_t = 0.5)]
     pub threshold: f32,
-    /// Seed of the row and column sampling.
+    /// Seed of the row and column sampling (bag K uses seed + K).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Ensembles of `--trees` trees fitted with seeds seed, seed + 1, … and averaged into one
+    /// model (lowers the seed-to-seed variance; the model has bags × trees trees to evaluate).
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..=16))]
+    pub bags: u64,
     /// Share of the feature columns each tree may split on (drawn per tree).
     #[arg(long, default_value_t = 0.5)]
     pub column_sample: f64,

@@ -701,13 +701,15 @@ fn train_combiner(args: TrainCombinerArgs) -> Result<()> {
         max_depth: args.depth,
         learning_rate: args.lr,
         seed: args.seed,
+        bags: args.bags as usize,
         column_sample: args.column_sample,
         ..GbdtParams::default()
     };
     let started = std::time::Instant::now();
     let (model, scores) = train(&data, &params, args.threshold, args.page_power, 0, threads);
     println!(
-        "trained {} trees in {:.1}s; held-out sites, word-weighted block P / R / F1:",
+        "trained {} × {} trees in {:.1}s; held-out sites, word-weighted block P / R / F1:",
+        args.bags,
         args.trees,
         started.elapsed().as_secs_f64()
     );

@@ -3,7 +3,9 @@
 //! 2016, §2.2, with its per-tree column sampling, §2.3; histogram split finding over quantile
 //! bins as in LightGBM, Ke et al. 2017).
 //! The principal type is [`Gbdt`]: [`Gbdt::train`] fits it on row-major `f32` features with
-//! 0/1 targets and per-row weights, [`Gbdt::logit`] scores one row.
+//! 0/1 targets and per-row weights (optionally several ensembles with different sampling
+//! seeds, averaged: bagging, Breiman 1996, of whole boosted ensembles), [`Gbdt::logit`]
+//! scores one row.
 
 use serde::{Deserialize, Serialize};
 
@@ -28,8 +30,17 @@ pub struct GbdtParams {
     pub column_sample: f64,
     /// Maximum bins per feature (≤ 255).
     pub max_bins: usize,
-    /// Seed of the row and column sampling.
+    /// Seed of the row and column sampling (bag `k` of [`GbdtParams::bags`] uses `seed + k`).
     pub seed: u64,
+    /// Ensembles fitted with different seeds and averaged ([`Gbdt::average`]; bootstrap-free
+    /// bagging of whole boosted ensembles: it lowers the variance that the row and column
+    /// sampling add, at `bags` times the trees to evaluate). At least 1.
+    #[serde(default = "one_bag")]
+    pub bags: usize,
+}
+
+fn one_bag() -> usize {
+    1
 }
 
 impl Default for GbdtParams {
@@ -45,6 +56,7 @@ impl Default for GbdtParams {
             column_sample: 0.5,
             max_bins: 64,
             seed: 1,
+            bags: 1,
         }
     }
 }
@@ -223,8 +235,9 @@ impl Gbdt {
         sum
     }
 
-    /// Fit on `rows` (`targets.len() × features`, row-major), `targets` 0 or 1, `weights` ≥ 0.
-    /// `threads` workers build the histograms.
+    /// Fit on `rows` (`targets.len() × features`, row-major), `targets` 0 or 1, `weights` ≥ 0:
+    /// `params.bags` ensembles of `params.trees` trees, seeds `params.seed`, `params.seed + 1`,
+    /// …, averaged ([`Gbdt::average`]). `threads` workers build the histograms.
     pub fn train(
         rows: &[f32],
         features: usize,
@@ -236,6 +249,47 @@ impl Gbdt {
         let n = targets.len();
         assert_eq!(rows.len(), n * features, "rows must be targets × features");
         let binned = Binned::new(rows, features, params.max_bins.clamp(2, 255));
+        let bags = (0..params.bags.max(1) as u64)
+            .map(|k| {
+                let params = GbdtParams { seed: params.seed.wrapping_add(k), ..params.clone() };
+                Gbdt::boost(rows, features, &binned, targets, weights, &params, threads)
+            })
+            .collect();
+        Gbdt::average(bags)
+    }
+
+    /// The mean of several ensembles over the same features as one ensemble: the mean base
+    /// and every tree of each, its leaf values divided by the number of ensembles, so its
+    /// logit is the mean of theirs. An empty list gives an empty ensemble (logit 0).
+    pub fn average(parts: Vec<Gbdt>) -> Gbdt {
+        let k = parts.len();
+        if k == 1 {
+            return parts.into_iter().next().unwrap_or_else(|| Gbdt::new(0, 0.0, Vec::new()));
+        }
+        let features = parts.first().map_or(0, |g| g.features);
+        let base = parts.iter().map(|g| g.base).sum::<f32>() / k.max(1) as f32;
+        let mut trees = Vec::with_capacity(parts.iter().map(|g| g.trees.len()).sum());
+        for part in parts {
+            assert_eq!(part.features, features, "averaged ensembles must share their features");
+            for mut tree in part.trees {
+                tree.iter_mut().filter(|node| node.left == 0).for_each(|leaf| leaf.value /= k as f32);
+                trees.push(tree);
+            }
+        }
+        Gbdt::new(features, base, trees)
+    }
+
+    /// One boosted ensemble of `params.trees` trees with seed `params.seed`.
+    fn boost(
+        rows: &[f32],
+        features: usize,
+        binned: &Binned,
+        targets: &[f32],
+        weights: &[f32],
+        params: &GbdtParams,
+        threads: usize,
+    ) -> Gbdt {
+        let n = targets.len();
         let wsum: f64 = weights.iter().map(|&w| f64::from(w)).sum();
         let pos: f64 = targets.iter().zip(weights).map(|(&t, &w)| f64::from(t * w)).sum();
         let rate = (pos / wsum.max(1e-12)).clamp(1e-6, 1.0 - 1e-6);
@@ -259,8 +313,8 @@ impl Gbdt {
             if !allowed.contains(&true) {
                 allowed[rng.usize(..features.max(1))] = true;
             }
-            let tree = TreeBuilder { binned: &binned, grad: &grad, hess: &hess, params, threads, allowed: &allowed }
-                .build(sample);
+            let tree =
+                TreeBuilder { binned, grad: &grad, hess: &hess, params, threads, allowed: &allowed }.build(sample);
             for (i, logit) in logits.iter_mut().enumerate() {
                 *logit += leaf_value(&tree, |f| rows[i * features + f]);
             }
@@ -500,5 +554,33 @@ mod tests {
             splits.iter().for_each(|&f| used[usize::from(f)] = true);
         }
         assert!(used[0] && used[1], "the two informative columns were drawn for some trees: {used:?}");
+    }
+
+    /// Bagging fits one ensemble per seed (seed, seed + 1, …) and its logit is their mean.
+    #[test]
+    fn bags_are_the_mean_of_one_ensemble_per_seed() {
+        let mut rng = fastrand::Rng::with_seed(11);
+        let n = 2000;
+        let (mut rows, mut targets) = (Vec::new(), Vec::new());
+        for _ in 0..n {
+            let (a, b) = (rng.f32(), rng.f32());
+            rows.extend([a, b]);
+            // A noisy target, so that the sampling seed changes the fitted trees.
+            targets.push(if a + 0.3 * b + 0.4 * rng.f32() > 0.8 { 1.0 } else { 0.0 });
+        }
+        let weights = vec![1.0; n];
+        let params = GbdtParams { trees: 20, max_depth: 3, min_child_rows: 10, seed: 5, ..GbdtParams::default() };
+        let bagged = Gbdt::train(&rows, 2, &targets, &weights, &GbdtParams { bags: 3, ..params.clone() }, 2);
+        let single: Vec<Gbdt> = (5..8)
+            .map(|seed| Gbdt::train(&rows, 2, &targets, &weights, &GbdtParams { seed, ..params.clone() }, 2))
+            .collect();
+        assert_eq!(bagged.trees.len(), 60);
+        assert_ne!(single[0], single[1], "different seeds gave the same trees");
+        for row in rows.chunks_exact(2).take(200) {
+            let mean = single.iter().map(|g| g.logit(row)).sum::<f32>() / 3.0;
+            assert!((bagged.logit(row) - mean).abs() < 1e-4, "{} against {mean}", bagged.logit(row));
+        }
+        // One bag is the plain ensemble.
+        assert_eq!(Gbdt::train(&rows, 2, &targets, &weights, &GbdtParams { bags: 1, ..params }, 2), single[0]);
     }
 }
