@@ -262,17 +262,14 @@ impl Gbdt {
     /// and every tree of each, its leaf values divided by the number of ensembles, so its
     /// logit is the mean of theirs. An empty list gives an empty ensemble (logit 0).
     pub fn average(parts: Vec<Gbdt>) -> Gbdt {
-        let k = parts.len();
-        if k == 1 {
-            return parts.into_iter().next().unwrap_or_else(|| Gbdt::new(0, 0.0, Vec::new()));
-        }
+        let k = parts.len().max(1) as f32;
         let features = parts.first().map_or(0, |g| g.features);
-        let base = parts.iter().map(|g| g.base).sum::<f32>() / k.max(1) as f32;
+        let base = parts.iter().map(|g| g.base).sum::<f32>() / k;
         let mut trees = Vec::with_capacity(parts.iter().map(|g| g.trees.len()).sum());
         for part in parts {
             assert_eq!(part.features, features, "averaged ensembles must share their features");
             for mut tree in part.trees {
-                tree.iter_mut().filter(|node| node.left == 0).for_each(|leaf| leaf.value /= k as f32);
+                tree.iter_mut().filter(|node| node.left == 0).for_each(|leaf| leaf.value /= k);
                 trees.push(tree);
             }
         }
