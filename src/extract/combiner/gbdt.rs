@@ -261,6 +261,9 @@ impl Gbdt {
     /// The mean of several ensembles over the same features as one ensemble: the mean base
     /// and every tree of each, its leaf values divided by the number of ensembles, so its
     /// logit is the mean of theirs. An empty list gives an empty ensemble (logit 0).
+    ///
+    /// # Panics
+    /// When the ensembles' feature counts differ.
     pub fn average(parts: Vec<Gbdt>) -> Gbdt {
         let k = parts.len().max(1) as f32;
         let features = parts.first().map_or(0, |g| g.features);
