@@ -57,7 +57,8 @@ pub struct Block {
     pub chars: usize,
     /// Characters of `text` that sit inside `<a>` elements.
     pub link_chars: usize,
-    /// Whitespace-separated words of `text`.
+    /// Words of `text` ([`crate::html::count_words`]: whitespace-separated tokens, each Chinese
+    /// or Japanese character one word).
     pub words: usize,
     /// True when the block is inside `h1`–`h6` (jusText's `heading`).
     pub heading: bool,

@@ -113,7 +113,10 @@ pub const GLUE_PUNCTUATION: &str = "\"'.,!@-:;$?()/";
 const MAX_LINE_LENGTH: usize = 80;
 
 /// Boilerpipe's tokens of `text`: whitespace-separated, further split where a letter/digit
-/// meets another character, unless that character is in [`GLUE_PUNCTUATION`].
+/// meets another character, unless that character is in [`GLUE_PUNCTUATION`]. A Chinese or
+/// Japanese character ([`crate::html::is_cjk`]) is a token of its own, as in
+/// [`crate::html::count_words`], so text without spaces gets words and text density on the
+/// scale of text with them.
 pub fn tokens(text: &str) -> Vec<&str> {
     let mut out = Vec::new();
     for chunk in text.split_whitespace() {
@@ -121,9 +124,11 @@ pub fn tokens(text: &str) -> Vec<&str> {
         let mut prev: Option<char> = None;
         for (i, c) in chunk.char_indices() {
             if let Some(p) = prev {
-                let boundary = is_word_char(p) != is_word_char(c)
-                    && !GLUE_PUNCTUATION.contains(p)
-                    && !GLUE_PUNCTUATION.contains(c);
+                let boundary = crate::html::is_cjk(p)
+                    || crate::html::is_cjk(c)
+                    || (is_word_char(p) != is_word_char(c)
+                        && !GLUE_PUNCTUATION.contains(p)
+                        && !GLUE_PUNCTUATION.contains(c));
                 if boundary {
                     out.push(&chunk[start..i]);
                     start = i;
@@ -706,6 +711,8 @@ mod tests {
     fn tokenizer_splits_like_boilerpipe() {
         assert_eq!(tokens("U.S. don't a—b (x) 10%"), ["U.S.", "don't", "a", "—", "b", "(x)", "10", "%"]);
         assert_eq!(count_words("U.S. don't a—b (x) 10% --"), 6);
+        assert_eq!(tokens("RISEデビュー。2試合"), ["RISE", "デ", "ビ", "ュ", "ー", "。", "2", "試", "合"]);
+        assert_eq!(count_words("RISEデビュー。2試合"), 8);
     }
 
     #[test]

@@ -62,7 +62,7 @@ pub fn tokens(doc: &Document) -> TokenSequence {
                     }
                     Node::Text(t) => {
                         let start = seq.is_word.len();
-                        let n = t.split_whitespace().count();
+                        let n = crate::html::count_words(t);
                         seq.is_word.extend(std::iter::repeat_n(true, n));
                         if n > 0 {
                             seq.text_words.insert(node.id(), start..start + n);

@@ -163,7 +163,7 @@ pub const MODEL_EMPTY_WORD_SHARE: f64 = 0.1;
 /// where its main text begins. A learned stretch that keeps the article and cuts the comments,
 /// link lists or teasers after it is not halving.
 pub fn guard_rejects(blocks: &[Block], learned: &[Label], unlearned: &[Label], static_noise: Option<&[bool]>) -> bool {
-    let words = |b: &Block| b.text.split_whitespace().count();
+    let words = |b: &Block| b.words;
     let unlearned = &without_static_noise(unlearned, static_noise)[..];
     let unlearned_words = kept_words(blocks, unlearned);
     if unlearned_words == 0 {
@@ -437,7 +437,7 @@ pub fn default_labels(
             .zip(&labels[range.clone()])
             .zip(&gm[range.clone()])
             .filter(|((_, l), g)| g.is_good() && !l.is_good())
-            .map(|((b, _), _)| b.text.split_whitespace().count())
+            .map(|((b, _), _)| b.words)
             .sum();
         let add = added as f64 <= MODEL_MAX_ADDED_SHARE * kept_words(blocks, &unlearned) as f64;
         for ((i, label), gold_miner) in labels.iter_mut().enumerate().zip(gm) {
@@ -501,5 +501,5 @@ fn votes(lists: &[&Vec<Label>]) -> Vec<u8> {
 
 /// Words of the blocks `labels` keeps.
 pub fn kept_words(blocks: &[Block], labels: &[Label]) -> usize {
-    blocks.iter().zip(labels).filter(|(_, l)| l.is_good()).map(|(b, _)| b.text.split_whitespace().count()).sum()
+    blocks.iter().zip(labels).filter(|(_, l)| l.is_good()).map(|(b, _)| b.words).sum()
 }

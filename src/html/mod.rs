@@ -130,6 +130,48 @@ pub fn is_link(el: &scraper::node::Element) -> bool {
     el.name() == "a" && (el.attr("href").is_some() || el.attr("name").is_none())
 }
 
+/// Han ideographs, kana and the CJK iteration and prolonged-sound marks: the characters that
+/// Chinese and Japanese write without spaces.
+pub fn is_cjk(c: char) -> bool {
+    // One comparison for the Latin, Greek, Cyrillic, ... text that most blocks are.
+    let u = c as u32;
+    u >= 0x3005
+        && matches!(u,
+            0x3005..=0x3007 | 0x3021..=0x3029 | 0x3031..=0x3035 | 0x3040..=0x309F | 0x30A0..=0x30FF
+            | 0x31F0..=0x31FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF | 0xFF66..=0xFF9F
+            | 0x20000..=0x2FA1F)
+}
+
+/// Words of a text block as the extractors count them: whitespace-separated tokens, except that
+/// each Chinese or Japanese character ([`is_cjk`]) is a word of its own, as Unicode's word
+/// boundaries cut ideographs (UAX #29, §4.1, rule WB999). A paragraph of 150 Japanese
+/// characters is 150 words here, not the one "word" that whitespace splitting sees, so word
+/// counts, text density and word shares measure CJK text on the scale of text with spaces.
+/// CJK punctuation (U+3000–U+303F, and the full-width forms U+FF00–U+FF65 that are not letters
+/// or digits) separates words as whitespace does. Equals `text.split_whitespace().count()` for
+/// text without characters of those blocks.
+pub fn count_words(text: &str) -> usize {
+    let mut words = 0;
+    let mut in_word = false;
+    for c in text.chars() {
+        if c.is_whitespace() || is_cjk_punctuation(c) {
+            in_word = false;
+        } else if is_cjk(c) {
+            words += 1;
+            in_word = false;
+        } else if !in_word {
+            words += 1;
+            in_word = true;
+        }
+    }
+    words
+}
+
+fn is_cjk_punctuation(c: char) -> bool {
+    let u = c as u32;
+    u >= 0x3000 && matches!(u, 0x3000..=0x303F | 0xFF00..=0xFF65) && !is_cjk(c) && !c.is_alphanumeric()
+}
+
 /// Collapse runs of Unicode whitespace to one space and trim.
 pub fn collapse_whitespace(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
@@ -175,6 +217,15 @@ mod tests {
         let doc = Document::parse(&article);
         assert!(!doc.noscript_content);
         assert_eq!(texts(&doc), vec![post.trim().to_string()]);
+    }
+
+    #[test]
+    fn cjk_characters_are_words_of_their_own() {
+        assert_eq!(count_words("  one two\tthree "), 3);
+        assert_eq!(count_words("東京都の天気"), 6);
+        // "RISE", デ ビ ュ ー, そ し て, "2", 試 合; "。" and "（）" separate.
+        assert_eq!(count_words("RISEデビュー。そして 2試合（予定）"), 1 + 4 + 3 + 1 + 2 + 2);
+        assert_eq!(count_words(""), 0);
     }
 
     /// Discourse forum pages (modern2026-dev) put every post in `<noscript>`.

@@ -244,7 +244,7 @@ impl<'a> BlockMaker<'a> {
             return;
         }
         let chars = text.chars().count();
-        let words = text.split_whitespace().count();
+        let words = crate::html::count_words(&text);
         self.blocks.push(Block {
             text,
             kind,

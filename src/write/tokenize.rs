@@ -11,6 +11,7 @@
 //! Each token knows whether whitespace came before it in the text: the vertical writer puts a
 //! `<g/>` (Sketch Engine's glue) between tokens that touched, so the text can be rebuilt.
 
+pub use crate::html::is_cjk;
 use std::sync::OnceLock;
 use unicode_segmentation::UnicodeSegmentation;
 
@@ -143,15 +144,6 @@ fn characters(text: &str) -> Vec<&str> {
 fn jieba() -> &'static jieba_rs::Jieba {
     static JIEBA: OnceLock<jieba_rs::Jieba> = OnceLock::new();
     JIEBA.get_or_init(jieba_rs::Jieba::new)
-}
-
-/// Han ideographs, kana and the CJK iteration and prolonged-sound marks: the characters that
-/// Chinese and Japanese write without spaces.
-pub fn is_cjk(c: char) -> bool {
-    matches!(c as u32,
-        0x3005..=0x3007 | 0x3021..=0x3029 | 0x3031..=0x3035 | 0x3040..=0x309F | 0x30A0..=0x30FF
-        | 0x31F0..=0x31FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF | 0xFF66..=0xFF9F
-        | 0x20000..=0x2FA1F)
 }
 
 #[cfg(test)]
