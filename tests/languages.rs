@@ -69,6 +69,20 @@ async fn language_filter_yield_pruning_and_live_stats() {
     assert!(records.iter().all(|r| r.lang.as_deref() == Some("ja")));
     assert!(summary.counters.discards.get("wrong_language").copied().unwrap_or(0) >= 20, "{:?}", summary.counters);
 
+    // Onion shingles Japanese by character: the excerpt of a post on the blog's day-archive
+    // pages and the post's paragraph are near-duplicates (one is dropped), not two one-"word"
+    // paragraphs of different hashes (143 of the blog's paragraphs began another's text so).
+    let paragraphs: Vec<&str> = records.iter().flat_map(|r| r.text.split("\n\n")).collect();
+    let repeated = paragraphs
+        .iter()
+        .filter(|p| p.chars().count() >= 60)
+        .filter(|p| {
+            let start: String = p.chars().take(50).collect();
+            paragraphs.iter().filter(|o| o.contains(start.as_str())).count() > 1
+        })
+        .count();
+    assert!(repeated <= 5, "{repeated} of {} paragraphs begin another paragraph's text", paragraphs.len());
+
     // The wiki gives no Japanese: pruned after its sample, long before its 573 pages; the blog
     // keeps its yield and is crawled to the end.
     let state = webcorpus::store::open_state_dir(&state_dir).unwrap();

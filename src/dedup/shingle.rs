@@ -11,28 +11,54 @@
 //!    is neither alphanumeric nor a combining mark), so `"Hello,` and `hello` are the same word;
 //!    inner punctuation stays (`don't`, `3.5`, `e-mail`);
 //! 3. drop tokens that became empty (a lone `–` or `•` is not a word);
-//! 4. lower-case (Unicode `to_lowercase`).
+//! 4. lower-case (Unicode `to_lowercase`);
+//! 5. in a token with Chinese or Japanese characters ([`crate::html::is_cjk`]), each such
+//!    character is a word of its own, and the text between them is cut and trimmed as in 2–3
+//!    (`東京は晴れ。` is the words `東 京 は 晴 れ`), as the extractors count words
+//!    ([`crate::html::count_words`]): text written without spaces gets character n-grams, so
+//!    its near-duplicates (a post's excerpt on an archive page) are found as in other languages,
+//!    not only its exact repeats.
 //!
 //! Each n-gram is the n normalised words joined by one ASCII space, hashed with
 //! `xxh3_64` (seed 0). The hashes are a stable on-disk format: they persist in the store, so a
 //! change to this normalisation invalidates stored dedup state.
 
 use crate::html::decode::nfc;
+use crate::html::is_cjk;
 use xxhash_rust::xxh3::xxh3_64;
 
 /// The normalised words of `text`, in order (see the module doc for the rules).
 pub fn normalized_words(text: &str) -> Vec<String> {
-    nfc(text)
-        .split_whitespace()
-        .filter_map(|token| {
-            let core = token.trim_matches(|c: char| !is_word_char(c));
-            if core.is_empty() {
-                None
-            } else {
-                Some(core.to_lowercase())
-            }
-        })
-        .collect()
+    let mut out = Vec::new();
+    for token in nfc(text).split_whitespace() {
+        for_each_word(token, |word| out.push(word.to_lowercase()));
+    }
+    out
+}
+
+/// Call `f` with each word of one whitespace-separated `token`, not yet lower-cased: the token
+/// trimmed of edge punctuation (rules 2–3), or, when it holds Chinese or Japanese characters,
+/// each of them and each trimmed piece between them (rule 5).
+fn for_each_word(token: &str, mut f: impl FnMut(&str)) {
+    let mut trimmed = |s: &str| {
+        let core = s.trim_matches(|c: char| !is_word_char(c));
+        if !core.is_empty() {
+            f(core);
+        }
+    };
+    // Every character of [`is_cjk`] is U+3005 or above: its UTF-8 starts with 0xE3 or more.
+    if !token.bytes().any(|b| b >= 0xE3) {
+        trimmed(token);
+        return;
+    }
+    // Chinese and Japanese characters are letters (or, as 〇, numbers): trimming keeps them.
+    let mut start = 0;
+    for (i, c) in token.char_indices().filter(|&(_, c)| is_cjk(c)) {
+        trimmed(&token[start..i]);
+        start = i + c.len_utf8();
+        trimmed(&token[i..start]);
+    }
+    trimmed(&token[start..]);
 }
 
 /// Characters that belong to a word: letters, digits and combining marks (so a word ending
@@ -111,18 +137,16 @@ impl Shingler {
     fn words_unicode(&mut self, text: &str) {
         let mut utf8 = [0u8; 4];
         for token in nfc(text).split_whitespace() {
-            let core = token.trim_matches(|c: char| !is_word_char(c));
-            if core.is_empty() {
-                continue;
-            }
-            self.push_word_start();
-            if core.is_ascii() {
-                self.buf.extend(core.bytes().map(|b| b.to_ascii_lowercase()));
-            } else {
-                for c in core.chars().flat_map(char::to_lowercase) {
-                    self.buf.extend_from_slice(c.encode_utf8(&mut utf8).as_bytes());
+            for_each_word(token, |core| {
+                self.push_word_start();
+                if core.is_ascii() {
+                    self.buf.extend(core.bytes().map(|b| b.to_ascii_lowercase()));
+                } else {
+                    for c in core.chars().flat_map(char::to_lowercase) {
+                        self.buf.extend_from_slice(c.encode_utf8(&mut utf8).as_bytes());
+                    }
                 }
-            }
+            });
         }
     }
 
@@ -217,7 +241,7 @@ mod tests {
     /// The buffer-slicing shingler hashes exactly the joined normalised words.
     #[test]
     fn shingler_matches_joined_words() {
-        let text = "  Ünïcode, ÉTÉ – don't (3.5) stop «here» now, ok? the end of it all İstanbul";
+        let text = "  Ünïcode, ÉTÉ – don't (3.5) stop «here» now, ok? the end of it all İstanbul 東京「ÉTÉ」は。";
         let words = normalized_words(text);
         for n in 1..=9 {
             let expected: Vec<u64> = if words.len() < n {
@@ -253,6 +277,22 @@ mod tests {
             s.hashes_into(text, n, &mut out);
             assert_eq!(out, expected, "n = {n}");
         }
+    }
+
+    /// A Japanese excerpt ("[…]") of a paragraph shares most of its 7-grams with it, as an
+    /// English one does; split at whitespace, each would be one "word" and one hash.
+    #[test]
+    fn chinese_and_japanese_characters_are_words() {
+        assert_eq!(
+            normalized_words("東京は晴れ。RISEデビュー（2試合）!"),
+            ["東", "京", "は", "晴", "れ", "rise", "デ", "ビ", "ュ", "ー", "2", "試", "合"]
+        );
+        let post = "気温も一気に下がり冬本番か？って感じになってきました。一日の寒暖差が10度以上あると体の調整が上手くいかなくなりやすく、調子を崩す人が増えると言われています。";
+        let excerpt =
+            "気温も一気に下がり冬本番か？って感じになってきました。一日の寒暖差が10度以上あると体の調整が上手く […]";
+        let (post, excerpt) = (shingle_hashes(post, 7), shingle_hashes(excerpt, 7));
+        let shared = excerpt.iter().filter(|h| post.contains(h)).count();
+        assert!(excerpt.len() > 30 && shared as f64 / excerpt.len() as f64 > 0.9, "{shared} of {}", excerpt.len());
     }
 
     #[test]
