@@ -381,7 +381,15 @@ fn show_site(
     let mut views = Vec::new();
     for page in pages.iter().take(max_pages) {
         let html = &page.decoded.text;
-        match webcorpus::show::explain_page(&page.id, html, kind, model.as_ref(), &settings, None, &|_| None) {
+        match webcorpus::show::explain_page(
+            &page.id,
+            html,
+            kind,
+            model.as_ref(),
+            &settings,
+            webcorpus::show::Written::NoCorpus,
+            &|_| None,
+        ) {
             Ok(view) => views.push(view),
             Err(e) => failed.push((page.id.clone(), e.to_string())),
         }

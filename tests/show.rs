@@ -126,6 +126,11 @@ fn show_marks_static_noise_kept_paragraphs_and_duplicates_with_their_first_url()
     for b in &kept {
         assert!(written.contains(b.2.as_str()), "kept but in no record: {:?}", b.2);
     }
+    // Text kept by extraction on a page without a record, and in no record (a post whose
+    // paragraph is mostly its excerpt, written first from an archive page), is unwritten.
+    for b in shown.iter().filter(|b| b.0 == "unwritten") {
+        assert!(!written.contains(b.2.as_str()), "unwritten but in a record: {:?}", b.2);
+    }
     // A page that keeps headings alone has no record: its headings are marked so, and nothing
     // of it is kept.
     for (_, blocks) in &pages {

@@ -178,7 +178,16 @@ pub fn set_section(report: &SetReport, set: &Dataset, settings: &ExtractSettings
             g.url.as_deref().map(|u| format!(" · {}", escape(u))).unwrap_or_default()
         );
         let view = set.read_html(g).ok().and_then(|html| {
-            crate::show::explain_page(&p.id, &html, ExtractorKind::Default, None, settings, None, &|_| None).ok()
+            crate::show::explain_page(
+                &p.id,
+                &html,
+                ExtractorKind::Default,
+                None,
+                settings,
+                crate::show::Written::NoCorpus,
+                &|_| None,
+            )
+            .ok()
         });
         match view {
             Some(view) => {

@@ -15,7 +15,9 @@
 //! boilerplate (navigation, footer, sidebar, sharing, comments); outside the content root;
 //! jusText's context-free class bad, short or near-good (Pomikálek 2011, §3.2); otherwise the
 //! extractors' vote. A kept block is a record paragraph, or an Onion duplicate when its text
-//! is not in the page's record (with the first URL of the host whose record holds it).
+//! is not in the page's record (with the first URL of the host whose record holds it), or
+//! unwritten on a page without a record whose text no record holds (near duplicates, or a
+//! page filter).
 
 pub mod render;
 
@@ -39,8 +41,14 @@ pub enum Fate {
     /// record ([`crate::extract::pipeline::PageExtraction::has_running_text`]).
     NoRunningText,
     /// Kept by extraction, dropped by Onion: the first URL whose record holds it (`None`
-    /// when it is not in the host's records: a duplicate of another host's text).
+    /// when no record of the host holds this text: a near duplicate, or a duplicate of
+    /// another host's text).
     Duplicate(Option<String>),
+    /// Kept by extraction on a page that made no record, and no record of the host holds the
+    /// text: the page's paragraphs were all Onion near duplicates, or a filter left the page
+    /// out (`[crawl] languages`, `[classify] drop_non_article`); the crawl state does not keep
+    /// which per page.
+    Unwritten,
     /// Before the learned GoldMiner begin pattern or after its end pattern.
     OutsideStretch,
     /// Inside a StaDyNoT static noise element of the host's model.
@@ -69,9 +77,10 @@ pub enum Fate {
 
 impl Fate {
     /// Every fate, in legend order (a duplicate once).
-    pub const ALL: [Fate; 15] = [
+    pub const ALL: [Fate; 16] = [
         Fate::Kept,
         Fate::Duplicate(None),
+        Fate::Unwritten,
         Fate::NoRunningText,
         Fate::OutsideStretch,
         Fate::StaticNoise,
@@ -92,6 +101,7 @@ impl Fate {
         match self {
             Fate::Kept => "kept",
             Fate::Duplicate(_) => "duplicate",
+            Fate::Unwritten => "unwritten",
             Fate::NoRunningText => "no-running-text",
             Fate::OutsideStretch => "outside-stretch",
             Fate::StaticNoise => "static-noise",
@@ -113,6 +123,9 @@ impl Fate {
         match self {
             Fate::Kept => "kept: a paragraph of the corpus",
             Fate::Duplicate(_) => "Onion duplicate: kept by extraction, already written (first URL shown)",
+            Fate::Unwritten => {
+                "kept by extraction on a page without a record: Onion near duplicates, or a language or page-type filter"
+            }
             Fate::NoRunningText => "a heading on a page whose main text is headings alone (no record)",
             Fate::OutsideStretch => "outside the learned GoldMiner stretch (before begin / after end pattern)",
             Fate::StaticNoise => "StaDyNoT static noise (an element the host's model learned as template)",
@@ -129,9 +142,9 @@ impl Fate {
         }
     }
 
-    /// True for the two fates of kept text.
+    /// True for the fates of text the extraction kept.
     pub fn is_kept_text(&self) -> bool {
-        matches!(self, Fate::Kept | Fate::Duplicate(_))
+        matches!(self, Fate::Kept | Fate::Duplicate(_) | Fate::Unwritten)
     }
 }
 
@@ -177,10 +190,21 @@ impl PageView {
     }
 }
 
+/// What the corpus holds of one page, for [`explain_page`].
+#[derive(Debug, Clone, Copy)]
+pub enum Written<'a> {
+    /// No corpus to compare with (`show --site` on local files): every block the extraction
+    /// keeps is [`Fate::Kept`].
+    NoCorpus,
+    /// The page made no record.
+    NoRecord,
+    /// The texts of the page's record paragraphs.
+    Record(&'a [String]),
+}
+
 /// Explain one page: label it as the crawl does (`kind` with `model`) and attribute each
-/// block's fate. `written` holds the texts of the page's record paragraphs (`None`: the page
-/// has no record); `first_url` gives, for a kept text missing from the record, the first URL
-/// that wrote it.
+/// block's fate. `written` is what the corpus holds of the page; `first_url` gives, for a
+/// kept text missing from the page's record, the first URL that wrote it.
 ///
 /// # Errors
 /// [`ExtractError`] when the extractor fails on the page.
@@ -190,7 +214,7 @@ pub fn explain_page(
     kind: ExtractorKind,
     model: Option<&DomainModel>,
     settings: &ExtractSettings,
-    written: Option<&[String]>,
+    written: Written<'_>,
     first_url: &dyn Fn(&str) -> Option<String>,
 ) -> Result<PageView, ExtractError> {
     let doc = Document::parse(html);
@@ -215,7 +239,8 @@ pub fn explain_page(
     let context_free = justext::classify_context_free(&blocks, &stoplist, &settings.justext);
     let combined = combiner_view(&doc, &blocks, kind, &stoplist, settings)?;
     let mut written_left: HashMap<&str, usize> = HashMap::new();
-    for text in written.unwrap_or(&[]) {
+    let record: &[String] = if let Written::Record(texts) = written { texts } else { &[] };
+    for text in record {
         *written_left.entry(text.as_str()).or_default() += 1;
     }
     // A page that keeps headings alone makes no record (the crawl's `no_main_text`).
@@ -226,12 +251,13 @@ pub fn explain_page(
             Fate::NoRunningText
         } else if label.is_good() {
             match written {
+                Written::NoCorpus => Fate::Kept,
                 // No record (all its paragraphs were duplicates, or another discard).
-                None => match first_url(&block.text) {
+                Written::NoRecord => match first_url(&block.text) {
                     Some(first) if first != url => Fate::Duplicate(Some(first)),
-                    _ => Fate::Kept,
+                    _ => Fate::Unwritten,
                 },
-                Some(_) => match written_left.get_mut(block.text.as_str()) {
+                Written::Record(_) => match written_left.get_mut(block.text.as_str()) {
                     Some(n) if *n > 0 => {
                         *n -= 1;
                         Fate::Kept
@@ -412,7 +438,7 @@ pub fn show_host(
                 return;
             }
             let html = crate::html::decode::decode_html(&page.body, page.content_type.as_deref()).text;
-            let record = written.get(&page.url).map(Vec::as_slice);
+            let record = written.get(&page.url).map_or(Written::NoRecord, |texts| Written::Record(texts));
             match explain_page(&page.url, &html, config.crawl.extractor, model.as_ref(), &settings, record, &first_url)
             {
                 Ok(view) => pages.push(view),

@@ -17,6 +17,7 @@ table{border-collapse:collapse}td,th{padding:2px 8px;border-bottom:1px solid #dd
 .pattern{font:12px monospace;color:#7a3b00;background:#fff3e0;padding:2px 6px;margin:4px 0}\
 .sw{display:inline-block;width:1.2em;height:1em;vertical-align:middle;margin-right:6px;border-left:6px solid #999}\
 .kept{background:#e3f6e3;border-color:#2e8b3a}.duplicate{background:#fff6cc;border-color:#c9a000}\
+.unwritten{background:#fffbe6;border-color:#e0c060}\
 .outside-stretch{background:#eee;border-color:#777;color:#555}.static-noise{background:#fde2e2;border-color:#c62828}\
 .dynamic-noise{background:#fbe4f3;border-color:#ad1457}.boilerplate-box{background:#e8e4f7;border-color:#5e35b1}\
 .outside-content-root{background:#e3eefb;border-color:#1565c0}.justext-bad{background:#f3e9e0;border-color:#8d5524}\
