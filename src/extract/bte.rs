@@ -54,7 +54,7 @@ pub fn tokens(doc: &Document) -> TokenSequence {
                 }
                 match node.value() {
                     Node::Element(el) => {
-                        if doc.skips(el.name()) {
+                        if doc.skips_element(el) {
                             skipping = Some(node.id());
                         } else {
                             seq.is_word.push(false);

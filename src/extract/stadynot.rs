@@ -363,7 +363,7 @@ fn judge_candidate(
     noise: &mut HashSet<NodeId>,
 ) -> TextStats {
     let Some(el) = node.value().as_element() else { return s };
-    if doc.skips(el.name()) {
+    if doc.skips_element(el) {
         s = TextStats { total: 0, link: 0 };
     } else if crate::html::is_link(el) {
         s.link = s.total;
@@ -395,7 +395,7 @@ fn text_stats(doc: &Document, node: NodeRef<'_, Node>, noise: &HashSet<NodeId>) 
     let mut s = TextStats { total: 0, link: 0 };
     let mut links = 0usize;
     let pruned = |n: NodeRef<'_, Node>| {
-        (n.id() != node.id() && noise.contains(&n.id())) || n.value().as_element().is_some_and(|e| doc.skips(e.name()))
+        (n.id() != node.id() && noise.contains(&n.id())) || n.value().as_element().is_some_and(|e| doc.skips_element(e))
     };
     for edge in pruned_edges(node, pruned) {
         match edge {

@@ -90,6 +90,13 @@ impl Document {
     pub fn skips(&self, name: &str) -> bool {
         segment::is_skipped_tag(name) && !(self.noscript_content && name == "noscript")
     }
+
+    /// True when segmentation leaves out the subtree of `el`: its name is skipped
+    /// ([`Document::skips`]) or it is a heading's edit or permalink control
+    /// ([`segment::is_skipped_control`]).
+    pub fn skips_element(&self, el: &scraper::node::Element) -> bool {
+        self.skips(el.name()) || segment::is_skipped_control(el)
+    }
 }
 
 fn parse_html(text: &str, scripting_enabled: bool) -> Html {

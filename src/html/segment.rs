@@ -72,6 +72,19 @@ pub const SKIPPED_TAGS: &[&str] = &[
     "rp", "rt", "script", "select", "style", "svg", "template", "textarea",
 ];
 
+/// Classes of the links a site adds to its headings to edit or to link a section, which are
+/// controls and not text: MediaWiki's "[edit]" (`<span class="mw-editsection">`;
+/// `editsection` before MediaWiki 1.23) and the "¶" permalinks of Sphinx and MkDocs
+/// (`<a class="headerlink">`). A `span` or `a` element with one of them is skipped with its
+/// subtree, as [`SKIPPED_TAGS`] are, so a heading reads "History" and not "History[edit]".
+pub const SKIPPED_CLASSES: &[&str] = &["mw-editsection", "editsection", "headerlink"];
+
+/// True for a `span` or `a` element with a class in [`SKIPPED_CLASSES`].
+pub fn is_skipped_control(el: &scraper::node::Element) -> bool {
+    matches!(el.name(), "span" | "a")
+        && el.attr("class").is_some_and(|c| c.split_ascii_whitespace().any(|k| SKIPPED_CLASSES.contains(&k)))
+}
+
 /// True for a tag in [`BLOCK_TAGS`].
 pub fn is_block_tag(name: &str) -> bool {
     BLOCK_TAGS.contains(&name)
@@ -83,8 +96,9 @@ pub fn is_skipped_tag(name: &str) -> bool {
 }
 
 /// Split a document into blocks in document order. Blocks with no visible text are dropped,
-/// so every returned block has a non-empty `text`. Subtrees of [`SKIPPED_TAGS`] are left out
-/// ([`Document::skips`]: `noscript` is read on a page whose text is all there).
+/// so every returned block has a non-empty `text`. Subtrees of [`SKIPPED_TAGS`] and of section
+/// controls ([`SKIPPED_CLASSES`]) are left out ([`Document::skips_element`]: `noscript` is read
+/// on a page whose text is all there).
 pub fn segment(doc: &Document) -> Vec<Block> {
     segment_skipping(doc, &|_| false)
 }
@@ -94,14 +108,14 @@ pub fn segment(doc: &Document) -> Vec<Block> {
 pub fn segment_skipping(doc: &Document, skip: &dyn Fn(NodeId) -> bool) -> Vec<Block> {
     let mut maker = BlockMaker::default();
     let prune = |node: ego_tree::NodeRef<'_, Node>| {
-        node.value().as_element().is_some_and(|el| doc.skips(el.name())) || skip(node.id())
+        node.value().as_element().is_some_and(|el| doc.skips_element(el)) || skip(node.id())
     };
     let mut pruned: Option<NodeId> = None;
     for edge in pruned_edges(doc.html.tree.root(), prune) {
         match edge {
             Edge::Open(node) => match node.value() {
                 Node::Element(el) => {
-                    if doc.skips(el.name()) || skip(node.id()) {
+                    if doc.skips_element(el) || skip(node.id()) {
                         pruned = Some(node.id());
                     } else {
                         maker.open(el.name(), node.id(), super::is_link(el));
