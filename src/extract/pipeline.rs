@@ -156,7 +156,9 @@ pub const MODEL_EMPTY_WORD_SHARE: f64 = 0.1;
 /// give way to the `unlearned` ones. The words compared are those the unlearned default keeps
 /// outside the host's static noise (`static_noise`, one flag per block: text found on every
 /// page of the sample, such as a site banner; whether a static key may take main text is
-/// decided when the model is learned, [`crate::domain::learn::validate`]). The learned labels
+/// decided when the model is learned, [`crate::domain::learn::validate`]); when they are
+/// headings alone, the unlearned default gives the page no main text and the learned labels
+/// stand. The learned labels
 /// must give way when they keep fewer than [`MODEL_EMPTY_WORD_SHARE`] of those words (the page
 /// is emptied), or fewer than [`MODEL_MIN_WORD_SHARE`] of them and less than half of the
 /// lead (the blocks, in page order, that hold the first half of the words): the page is halved
@@ -166,7 +168,11 @@ pub fn guard_rejects(blocks: &[Block], learned: &[Label], unlearned: &[Label], s
     let words = |b: &Block| b.words;
     let unlearned = &without_static_noise(unlearned, static_noise)[..];
     let unlearned_words = kept_words(blocks, unlearned);
-    if unlearned_words == 0 {
+    // Headings alone are no main text (`PageExtraction::has_running_text`): a title over an
+    // empty stub, with the site banner that the unlearned default also keeps, is not a page
+    // the model may not empty.
+    let running_text = blocks.iter().zip(unlearned).any(|(b, l)| l.is_good() && !b.heading);
+    if unlearned_words == 0 || !running_text {
         return false;
     }
     let share = kept_words(blocks, learned) as f64 / unlearned_words as f64;
@@ -502,4 +508,35 @@ fn votes(lists: &[&Vec<Label>]) -> Vec<u8> {
 /// Words of the blocks `labels` keeps.
 pub fn kept_words(blocks: &[Block], labels: &[Label]) -> usize {
     blocks.iter().zip(labels).filter(|(_, l)| l.is_good()).map(|(b, _)| b.words).sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::html::{segment, Document};
+
+    /// A learned extraction that keeps nothing gives way to an unlearned one with running
+    /// text, not to one whose text outside the static noise is headings alone (an empty talk
+    /// page of the shared MediaWiki: its title, under the site's shut-down banner).
+    #[test]
+    fn the_guard_keeps_a_model_that_empties_a_page_of_headings_alone() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/sites/awesomewm.org/wiki");
+        let Ok(html) = std::fs::read_to_string(dir.join("Talk:Making_a_Status_Bar_II/index.html")) else {
+            assert!(std::env::var_os("CI").is_none(), "../shared is missing");
+            return;
+        };
+        let blocks = segment(&Document::parse(&html));
+        let title = blocks.iter().position(|b| b.heading && b.text.starts_with("Talk:")).expect("the page title");
+        let banner = blocks.iter().position(|b| b.text.starts_with("Please note that this wiki")).expect("the banner");
+        let empty = vec![Label::Bad; blocks.len()];
+        let mut unlearned = empty.clone();
+        unlearned[title] = Label::Good;
+        unlearned[banner] = Label::Good;
+        let mut noise = vec![false; blocks.len()];
+        noise[banner] = true;
+        assert!(!guard_rejects(&blocks, &empty, &unlearned, Some(&noise)), "headings alone besides the banner");
+        assert!(guard_rejects(&blocks, &empty, &unlearned, None), "the banner is running text when not static noise");
+        noise[banner] = false;
+        assert!(guard_rejects(&blocks, &empty, &unlearned, Some(&noise)));
+    }
 }
