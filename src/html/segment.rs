@@ -73,10 +73,10 @@ pub const SKIPPED_TAGS: &[&str] = &[
 ];
 
 /// Classes of the links a site adds to its headings to edit or to link a section, which are
-/// controls and not text: MediaWiki's "[edit]" (`<span class="mw-editsection">`;
+/// controls and not text: MediaWiki's `[edit]` (`<span class="mw-editsection">`;
 /// `editsection` before MediaWiki 1.23) and the "¶" permalinks of Sphinx and MkDocs
 /// (`<a class="headerlink">`). A `span` or `a` element with one of them is skipped with its
-/// subtree, as [`SKIPPED_TAGS`] are, so a heading reads "History" and not "History[edit]".
+/// subtree, as [`SKIPPED_TAGS`] are, so a heading reads `History` and not `History[edit]`.
 pub const SKIPPED_CLASSES: &[&str] = &["mw-editsection", "editsection", "headerlink"];
 
 /// True for a `span` or `a` element with a class in [`SKIPPED_CLASSES`].
