@@ -12,6 +12,7 @@ pub mod combiner;
 pub mod content_root;
 pub mod files;
 pub mod goldminer;
+pub mod headline;
 pub mod justext;
 pub mod pipeline;
 pub mod stadynot;

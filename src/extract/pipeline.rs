@@ -11,6 +11,7 @@ use crate::domain::DomainModel;
 use crate::extract::combiner::{self, CombinerModel};
 use crate::extract::content_root;
 use crate::extract::goldminer::{self, GoldMiner};
+use crate::extract::headline;
 use crate::extract::justext::{JusText, JusTextParams};
 use crate::extract::stadynot::{self, StaDyNoT, StaDyNoTParams};
 use crate::extract::stoplist::{dominant_language, language_sample, page_stoplist, stoplist_for, Stoplist};
@@ -376,11 +377,13 @@ pub struct DefaultLabels {
 ///    that GoldMiner keeps (step 1) is kept even without the vote (unless those blocks hold
 ///    more than [`MODEL_MAX_ADDED_SHARE`] of the unlearned labels' words), and the elements of
 ///    the host's StaDyNoT static keys are dropped ([`stadynot::static_noise_nodes`]; not the
-///    post-processing tags, which are not learned from the host).
+///    post-processing tags, which are not learned from the host);
+/// 6. the page's headline, a heading that repeats the `<title>` right above the main text, is
+///    kept ([`headline::keep_headline`]; not when it is the host's static noise).
 ///
 /// With `combiner` (the `default` extractor; `None` is `rules`), the combiner's labels
-/// ([`CombinerModel::labels`], over steps 1–4 and more) replace the vote of steps 1–4 and step
-/// 5 applies to them. Measured numbers: README ("Extraction") and `docs/EVALUATION.md`.
+/// ([`CombinerModel::labels`], over steps 1–4 and more) replace the vote of steps 1–4 and steps
+/// 5–6 apply to them. Measured numbers: README ("Extraction") and `docs/EVALUATION.md`.
 pub fn default_labels(
     doc: &Document,
     blocks: &[Block],
@@ -389,7 +392,7 @@ pub fn default_labels(
     combiner: Option<&CombinerModel>,
 ) -> Result<DefaultLabels, ExtractError> {
     // The unlearned labels, always: they are the answer without a model and the guard with one.
-    let (justext_labels, boilerpipe_labels, stadynot_labels, unlearned) = match combiner {
+    let (justext_labels, boilerpipe_labels, stadynot_labels, mut unlearned) = match combiner {
         Some(model) => {
             let inputs = combiner::inputs(doc, blocks, ctx.stoplist, ctx.justext, params)?;
             let labels = model.labels(&inputs);
@@ -404,6 +407,7 @@ pub fn default_labels(
             (justext, boilerpipe, stadynot, refined)
         }
     };
+    headline::keep_headline(doc, blocks, &mut unlearned, None);
     let plain = |labels: Vec<Label>, model_use: ModelUse| DefaultLabels { labels, model_use, model_share: None };
     let Some(model) = ctx.model else {
         return Ok(plain(unlearned, ModelUse::None));
@@ -467,6 +471,7 @@ pub fn default_labels(
             static_noise = Some(flags);
         }
     }
+    headline::keep_headline(doc, blocks, &mut labels, static_noise.as_deref());
     // The word share and the guard count the unlearned words outside the static noise: a site
     // banner on every page is what the model is for, not text it took.
     let comparable_labels = without_static_noise(&unlearned, static_noise.as_deref());
