@@ -11,7 +11,7 @@
 //! way (`DocumentTitleMatchClassifier`, Kohlschütter et al. 2010); readability and trafilatura
 //! read it from `<title>` and the first `h1`.
 
-use crate::html::Document;
+use crate::html::{is_cjk, Document};
 use crate::model::{Block, Label};
 
 /// Most blocks between the headline and the first kept block (sharing buttons and tabs are
@@ -23,7 +23,7 @@ pub const MAX_GAP_BLOCKS: usize = 60;
 /// paragraph or a second article does not.
 pub const MAX_GAP_TEXT_WORDS: usize = 25;
 
-/// Fewest words of a headline.
+/// Fewest words of a headline (a Chinese or Japanese character is a word).
 pub const MIN_HEADLINE_WORDS: usize = 3;
 
 /// Least share of a headline's words that are words of the `<title>`.
@@ -79,9 +79,25 @@ fn headline_of(block: &Block, title: &[String]) -> bool {
     shared as f64 >= MIN_TITLE_SHARE * own.len() as f64
 }
 
-/// The lower-cased alphanumeric words of `text`.
+/// The lower-cased alphanumeric words of `text`; each Chinese or Japanese character
+/// ([`is_cjk`]) is a word of its own, as [`crate::html::count_words`] counts them.
 fn words(text: &str) -> Vec<String> {
-    text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase).collect()
+    let mut out = Vec::new();
+    for run in text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()) {
+        let mut rest = run;
+        while let Some(at) = rest.find(is_cjk) {
+            if at > 0 {
+                out.push(rest[..at].to_lowercase());
+            }
+            let c = rest[at..].chars().next().unwrap_or_default();
+            out.push(c.to_string());
+            rest = &rest[at + c.len_utf8()..];
+        }
+        if !rest.is_empty() {
+            out.push(rest.to_lowercase());
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -132,6 +148,19 @@ mod tests {
         assert!(!texts.iter().any(|t| t.starts_with("Old bridge")), "{texts:?}");
         let html = page("Old bridge to close for repairs - Town News", "<h1>Old bridge to close for repairs</h1>");
         assert_eq!(kept(&html, |b| b.heading).len(), 1, "excluded");
+        assert_eq!(kept(&html, |_| false).len(), 2);
+    }
+
+    #[test]
+    fn a_japanese_headline_counts_its_characters() {
+        assert_eq!(
+            words("新道場、ちゃくちゃくと Abc1"),
+            ["新", "道", "場", "ち", "ゃ", "く", "ち", "ゃ", "く", "と", "abc1"]
+        );
+        let html = format!(
+            "<html><head><title>新道場、ちゃくちゃくと出来上がっております。 – HIDES KICK! ブログ</title></head><body>\
+             <h1>新道場、ちゃくちゃくと出来上がっております。</h1><p>By A. Writer</p>{BODY}</body></html>"
+        );
         assert_eq!(kept(&html, |_| false).len(), 2);
     }
 }
