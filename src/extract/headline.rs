@@ -14,13 +14,13 @@
 use crate::html::{is_cjk, Document};
 use crate::model::{Block, Label};
 
-/// Most blocks between the headline and the first kept block (sharing buttons and tabs are
-/// a block each).
+/// Most blocks between the headline and the block where the main text begins (sharing
+/// buttons and tabs are a block each).
 pub const MAX_GAP_BLOCKS: usize = 60;
 
 /// Most words of running text (blocks that are not headings and have link density below 0.5)
-/// between the headline and the first kept block: a byline and a date line fit, a teaser
-/// paragraph or a second article does not.
+/// between the headline and the block where the main text begins: a byline and a date line
+/// fit, a teaser paragraph or a second article does not.
 pub const MAX_GAP_TEXT_WORDS: usize = 25;
 
 /// Fewest words of a headline (a Chinese or Japanese character is a word).
