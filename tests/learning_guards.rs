@@ -12,17 +12,23 @@
 //!   the gold-free word share counts it (the awesomewm.org wiki of `../shared/sites`);
 //! * a crawl's sample opens with the home page and its category and tag listings (the links
 //!   of the first pages): learned from such a sample, a news site's model does to its articles
-//!   what a model learned from articles alone does (www.freepressokc.com).
+//!   what a model learned from articles alone does (www.freepressokc.com);
+//! * a stretch never adds back a comment section below the article (bbc.co.uk's "Are you in
+//!   Thane? ... Send us your experiences using the form below" box, `comment-introduction`).
 
 mod support;
 
 use webcorpus::domain::learn::learn;
 use webcorpus::domain::{DomainModel, LearnParams, SamplePage};
 use webcorpus::eval::dataset::{Dataset, GoldPage};
+use webcorpus::extract::combiner;
 use webcorpus::extract::pipeline::{
     extract_html, ExtractSettings, ModelUse, PageExtraction, MODEL_MAX_ADDED_SHARE, MODEL_MIN_WORD_SHARE,
 };
+use webcorpus::extract::stadynot::StaDyNoTParams;
+use webcorpus::extract::stoplist::stoplist_for;
 use webcorpus::extract::{ExtractorKind, JusTextParams};
+use webcorpus::html::{segment, Document};
 
 /// The pages of `host` in the shared set `set`, with their decoded HTML.
 fn host_pages(set: &str, host: &str) -> Option<Vec<(GoldPage, SamplePage)>> {
@@ -222,4 +228,34 @@ fn listing_pages_in_the_sample_do_not_change_the_model_of_the_articles() {
     }
     let ratio = total_with as f64 / total_without as f64;
     assert!((0.97..=1.03).contains(&ratio), "{total_with} words against {total_without}");
+}
+
+/// Every page of CleanPortalEval's four hosts, with the model learned from its host's pages:
+/// no paragraph of a comment section below the article or of a cookie-consent box
+/// ([`combiner::CombinerInputs::comments`], `consent`) is in the learned extraction, though
+/// GoldMiner's lenient labels keep such paragraphs inside a stretch.
+#[test]
+fn a_stretch_never_adds_a_comment_section() {
+    let mut checked = 0;
+    for host in ["bbc.co.uk", "blogs.wsj.com", "tv.msnbc.com", "washingtonpost.com"] {
+        let Some(pages) = host_pages("cleanportaleval", host) else { return };
+        let model = model_of(host, &pages.iter().map(|(_, p)| p).collect::<Vec<_>>());
+        for (gold, page) in &pages {
+            let doc = Document::parse(&page.html);
+            let blocks = segment(&doc);
+            let stoplist = stoplist_for(Some("English"), "");
+            let inputs =
+                combiner::inputs(&doc, &blocks, &stoplist, &JusTextParams::default(), &StaDyNoTParams::default())
+                    .expect("inputs");
+            let learned = extract_html(&page.html, ExtractorKind::Default, Some(&model), &settings()).unwrap();
+            let kept: std::collections::HashSet<&str> = learned.paragraphs.iter().map(|p| p.text.as_str()).collect();
+            for (i, block) in blocks.iter().enumerate() {
+                if (inputs.comments[i] || inputs.consent[i]) && block.words >= 5 {
+                    checked += 1;
+                    assert!(!kept.contains(block.text.as_str()), "{}: kept {:?}", gold.id, block.text);
+                }
+            }
+        }
+    }
+    assert!(checked >= 1, "no comment section on the hosts' pages");
 }

@@ -375,7 +375,9 @@ pub struct DefaultLabels {
 /// 5. blocks outside the GoldMiner stretch are dropped (a page matching none of the host's
 ///    templates is not discarded, as GoldMiner does, but voted on whole); inside it, a block
 ///    that GoldMiner keeps (step 1) is kept even without the vote (unless those blocks hold
-///    more than [`MODEL_MAX_ADDED_SHARE`] of the unlearned labels' words), and the elements of
+///    more than [`MODEL_MAX_ADDED_SHARE`] of the unlearned labels' words, and never a block in
+///    a comment section below an article or a cookie-consent box: the markup says it is not
+///    the article, [`content_root::ContentRoot::in_comments`]), and the elements of
 ///    the host's StaDyNoT static keys are dropped ([`stadynot::static_noise_nodes`]; not the
 ///    post-processing tags, which are not learned from the host);
 /// 6. the page's headline, a heading that repeats the `<title>` right above the main text, is
@@ -392,21 +394,27 @@ pub fn default_labels(
     combiner: Option<&CombinerModel>,
 ) -> Result<DefaultLabels, ExtractError> {
     // The unlearned labels, always: they are the answer without a model and the guard with one.
-    let (justext_labels, boilerpipe_labels, stadynot_labels, mut unlearned) = match combiner {
+    // `never_main`: blocks in a comment section below an article or in a cookie-consent box,
+    // which no step adds back (the GoldMiner stretch of step 5 included).
+    let (justext_labels, boilerpipe_labels, stadynot_labels, mut unlearned, never_main) = match combiner {
         Some(model) => {
             let inputs = combiner::inputs(doc, blocks, ctx.stoplist, ctx.justext, params)?;
             let labels = model.labels(&inputs);
-            (inputs.justext, inputs.boilerpipe, inputs.stadynot, labels)
+            let never_main = inputs.comments.iter().zip(&inputs.consent).map(|(&c, &k)| c || k).collect();
+            (inputs.justext, inputs.boilerpipe, inputs.stadynot, labels, never_main)
         }
         None => {
             let boilerpipe = crate::extract::boilerpipe::article_labels(doc, blocks);
             let plain = ExtractContext { model: None, ..*ctx };
             let justext = JusText.classify(doc, blocks, &plain)?;
             let stadynot = StaDyNoT::new(params.clone()).classify(doc, blocks, &plain)?;
-            let refined = content_root::refine(doc, blocks, &votes(&[&justext, &boilerpipe, &stadynot]));
-            (justext, boilerpipe, stadynot, refined)
+            let (refined, root) =
+                content_root::refine_with_root(doc, blocks, &votes(&[&justext, &boilerpipe, &stadynot]));
+            let never_main = (0..blocks.len()).map(|i| root.in_comments(i) || root.in_consent(i)).collect();
+            (justext, boilerpipe, stadynot, refined, never_main)
         }
     };
+    let never_main: Vec<bool> = never_main;
     headline::keep_headline(doc, blocks, &mut unlearned, None);
     let plain = |labels: Vec<Label>, model_use: ModelUse| DefaultLabels { labels, model_use, model_share: None };
     let Some(model) = ctx.model else {
@@ -442,18 +450,13 @@ pub fn default_labels(
         // Blocks GoldMiner keeps in the stretch that the labels so far drop: added only while
         // they stay a small share of the unlearned text (a stretch wider than the article
         // would add its boxes).
-        let added: usize = blocks[range.clone()]
-            .iter()
-            .zip(&labels[range.clone()])
-            .zip(&gm[range.clone()])
-            .filter(|((_, l), g)| g.is_good() && !l.is_good())
-            .map(|((b, _), _)| b.words)
-            .sum();
+        let addable = |i: usize| gm[i].is_good() && !labels[i].is_good() && !never_main[i];
+        let added: usize = range.clone().filter(|&i| addable(i)).map(|i| blocks[i].words).sum();
         let add = added as f64 <= MODEL_MAX_ADDED_SHARE * kept_words(blocks, &unlearned) as f64;
-        for ((i, label), gold_miner) in labels.iter_mut().enumerate().zip(gm) {
+        for (i, label) in labels.iter_mut().enumerate() {
             if !range.contains(&i) {
                 *label = Label::Bad;
-            } else if gold_miner.is_good() && add {
+            } else if add && gm[i].is_good() && !never_main[i] {
                 *label = Label::Good;
             }
         }

@@ -64,12 +64,15 @@ pub const BLOCK_TAGS: &[&str] = &[
 
 /// Elements whose whole subtree is dropped before segmentation (jusText's lxml Cleaner:
 /// scripts, styles, comments, head, applets, frames, form controls). `object`, `embed` and
-/// `iframe` keep their fallback content, as the Cleaner removes only the tags. Ruby
+/// `iframe` keep their fallback content, as the Cleaner removes only the tags: a browser
+/// without the plugin shows it, and pages put a video's caption there. The fallback content
+/// of `audio` and `video` is shown only by a browser that has no media elements (WHATWG HTML
+/// §4.8.8–4.8.9): it says so ("Your browser does not support the video tag") and is dropped. Ruby
 /// annotations (`rt`, `rp`: the furigana above Japanese kanji) are not part of the running
 /// text, which reads `子どもへの` and not `子こどもへの`.
 pub const SKIPPED_TAGS: &[&str] = &[
-    "applet", "button", "canvas", "frame", "frameset", "head", "input", "map", "math", "noscript", "option", "param",
-    "rp", "rt", "script", "select", "style", "svg", "template", "textarea",
+    "applet", "audio", "button", "canvas", "frame", "frameset", "head", "input", "map", "math", "noscript", "option",
+    "param", "rp", "rt", "script", "select", "style", "svg", "template", "textarea", "video",
 ];
 
 /// Classes of the links a site adds to its headings to edit or to link a section, which are
