@@ -237,13 +237,13 @@ fn listing_pages_in_the_sample_do_not_change_the_model_of_the_articles() {
 #[test]
 fn a_stretch_never_adds_a_comment_section() {
     let mut checked = 0;
+    let stoplist = stoplist_for(Some("English"), "");
     for host in ["bbc.co.uk", "blogs.wsj.com", "tv.msnbc.com", "washingtonpost.com"] {
         let Some(pages) = host_pages("cleanportaleval", host) else { return };
         let model = model_of(host, &pages.iter().map(|(_, p)| p).collect::<Vec<_>>());
         for (gold, page) in &pages {
             let doc = Document::parse(&page.html);
             let blocks = segment(&doc);
-            let stoplist = stoplist_for(Some("English"), "");
             let inputs =
                 combiner::inputs(&doc, &blocks, &stoplist, &JusTextParams::default(), &StaDyNoTParams::default())
                     .expect("inputs");

@@ -400,7 +400,7 @@ pub fn default_labels(
         Some(model) => {
             let inputs = combiner::inputs(doc, blocks, ctx.stoplist, ctx.justext, params)?;
             let labels = model.labels(&inputs);
-            let never_main = inputs.comments.iter().zip(&inputs.consent).map(|(&c, &k)| c || k).collect();
+            let never_main: Vec<bool> = inputs.comments.iter().zip(&inputs.consent).map(|(&c, &k)| c || k).collect();
             (inputs.justext, inputs.boilerpipe, inputs.stadynot, labels, never_main)
         }
         None => {
@@ -410,11 +410,10 @@ pub fn default_labels(
             let stadynot = StaDyNoT::new(params.clone()).classify(doc, blocks, &plain)?;
             let (refined, root) =
                 content_root::refine_with_root(doc, blocks, &votes(&[&justext, &boilerpipe, &stadynot]));
-            let never_main = (0..blocks.len()).map(|i| root.in_comments(i) || root.in_consent(i)).collect();
+            let never_main: Vec<bool> = (0..blocks.len()).map(|i| root.in_comments(i) || root.in_consent(i)).collect();
             (justext, boilerpipe, stadynot, refined, never_main)
         }
     };
-    let never_main: Vec<bool> = never_main;
     headline::keep_headline(doc, blocks, &mut unlearned, None);
     let plain = |labels: Vec<Label>, model_use: ModelUse| DefaultLabels { labels, model_use, model_share: None };
     let Some(model) = ctx.model else {
