@@ -89,9 +89,7 @@ fn sled_message(e: &sled::Error) -> String {
         sled::Error::Io(io) if io.kind() == std::io::ErrorKind::StorageFull => {
             format!("no space left on the device ({io}); free space, then run the same command again")
         }
-        sled::Error::Io(io)
-            if io.kind() == std::io::ErrorKind::WouldBlock || io.to_string().contains("acquire lock") =>
-        {
+        sled::Error::Io(io) if sled_store::io_is_lock(io) => {
             "in use by another webcorpus process (a running crawl); wait for it to finish, or stop it".to_string()
         }
         sled::Error::Io(io) => format!("I/O error: {io}"),

@@ -20,6 +20,15 @@ pub struct SledStore {
     failed: AtomicBool,
 }
 
+/// How long [`SledStore::open`] waits for a held lock on the database (the lock of a handle
+/// this process just dropped; another process's lock is reported after it).
+const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// True for the I/O error of a database locked by another handle.
+pub(crate) fn io_is_lock(io: &std::io::Error) -> bool {
+    io.kind() == std::io::ErrorKind::WouldBlock || io.to_string().contains("acquire lock")
+}
+
 impl Drop for SledStore {
     fn drop(&mut self) {
         if let Some(db) = self.db.take() {
@@ -31,18 +40,28 @@ impl Drop for SledStore {
 }
 
 impl SledStore {
-    /// Open (or create) the store in directory `path`.
+    /// Open (or create) the store in directory `path`. sled releases its file lock from a
+    /// background thread after the last handle is dropped, so a store reopened in the same
+    /// process can find the lock still held for a moment: a held lock is tried again every
+    /// 10 ms for up to 2 s (`LOCK_WAIT`) before it is reported.
     ///
     /// # Errors
     /// [`StoreError::Sled`] when sled cannot open it (locked by another process, corrupt, I/O).
     pub fn open(path: &Path) -> Result<SledStore, StoreError> {
-        let db = sled::Config::new()
-            .path(path)
-            .mode(sled::Mode::LowSpace)
-            .cache_capacity(16 * 1024 * 1024)
-            .open()
-            .map_err(|cause| StoreError::Sled { path: path.to_path_buf(), cause })?;
-        Ok(SledStore { db: Some(db), path: path.to_path_buf(), failed: AtomicBool::new(false) })
+        let started = std::time::Instant::now();
+        loop {
+            let opened =
+                sled::Config::new().path(path).mode(sled::Mode::LowSpace).cache_capacity(16 * 1024 * 1024).open();
+            match opened {
+                Ok(db) => {
+                    return Ok(SledStore { db: Some(db), path: path.to_path_buf(), failed: AtomicBool::new(false) })
+                }
+                Err(sled::Error::Io(io)) if io_is_lock(&io) && started.elapsed() < LOCK_WAIT => {
+                    std::thread::sleep(std::time::Duration::from_millis(10));
+                }
+                Err(cause) => return Err(StoreError::Sled { path: path.to_path_buf(), cause }),
+            }
+        }
     }
 
     fn db(&self) -> &sled::Db {
@@ -115,5 +134,30 @@ impl Store for SledStore {
 
     fn flush(&self) -> Result<(), StoreError> {
         self.db().flush().map(|_| ()).map_err(|e| self.err(e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A store dropped and opened again at once opens (sled may still hold the lock for a
+    /// moment); a store whose lock another live handle holds is refused with the lock error
+    /// once the wait is over.
+    #[test]
+    fn a_dropped_store_reopens_and_a_held_lock_is_reported() {
+        let dir = tempfile::tempdir().unwrap();
+        for _ in 0..20 {
+            let store = SledStore::open(dir.path()).expect("reopens");
+            store.flush().unwrap();
+        }
+        let held = SledStore::open(dir.path()).unwrap();
+        let started = std::time::Instant::now();
+        let Err(StoreError::Sled { cause: sled::Error::Io(io), .. }) = SledStore::open(dir.path()) else {
+            panic!("a second handle opened a locked database");
+        };
+        assert!(io_is_lock(&io), "{io}");
+        assert!(started.elapsed() >= LOCK_WAIT, "reported after {:?}", started.elapsed());
+        drop(held);
     }
 }
