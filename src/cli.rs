@@ -66,8 +66,8 @@ pub enum TrainCommand {
 }
 
 /// `webcorpus train combiner`: the default extractor's block combiner on the sets' gold block
-/// labels (training sites only; held-out sites, `eval::dataset::is_holdout_site`, are scored
-/// and never trained on). Defaults are the shipped model's (`models/README.md`).
+/// labels of every site; with `--cv`, also one model per site fold, each scored on the fold
+/// it never saw. Defaults are the shipped model's (`models/README.md`).
 #[derive(Debug, clap::Args)]
 pub struct TrainCombinerArgs {
     /// Sets to train on (names under the data directory, or directories), comma-separated.
@@ -107,7 +107,8 @@ pub struct TrainCombinerArgs {
     #[arg(long, default_value_t = 0.5)]
     pub snippet_power: f64,
     /// Also train one model per site fold (`eval::dataset::site_fold`; fold K's sites held
-    /// out) into DIR/fold-K.json, for `webcorpus eval --combiner-cv DIR`.
+    /// out, and its held-out blocks scored) into DIR/fold-K.json, for `webcorpus eval
+    /// --combiner-cv DIR`.
     #[arg(long, value_name = "DIR")]
     pub cv: Option<PathBuf>,
     /// Worker threads (default: all cores).

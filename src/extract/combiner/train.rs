@@ -3,10 +3,10 @@
 //! blocks labelled from the gold ([`crate::boilernet::labels`]: the word alignment that `eval`
 //! scores with, or the snippets), and the boosted trees fitted on the blocks of the training
 //! sites, each block weighted by its words (the scores count words; on snippet-labelled pages
-//! by a power of them, [`page_weights`]). The sites of the held-out
-//! fold ([`site_fold`]; fold 0 for the shipped model, the sites of [`is_holdout_site`]) are
-//! never trained on; [`train`] reports, per set, the held-out blocks' word-weighted P/R/F1 of
-//! the combiner next to the rule-based default's. One model per fold is a site-grouped
+//! by a power of them, [`page_weights`]). The shipped model is fitted on every site. A fold
+//! model never sees the sites of its held-out fold ([`site_fold`]; fold 0 holds the sites of
+//! [`is_holdout_site`]), and [`train`] reports, per set, the held-out blocks' word-weighted
+//! P/R/F1 of the combiner next to the rule-based default's. One model per fold is a site-grouped
 //! cross-validation: `webcorpus eval --combiner-cv` judges each page by the model of its fold.
 
 use super::features::{column_names, FEATURES};
@@ -138,8 +138,29 @@ pub struct HoldoutScore {
     pub rules: (f64, f64, f64),
 }
 
+/// Per set, the scores of `gbdt` at `threshold` and of the rules on the blocks that `held`
+/// selects.
+fn holdout_scores(data: &BlockData, gbdt: &Gbdt, threshold: f32, held: impl Fn(usize) -> bool) -> Vec<HoldoutScore> {
+    let predicted: Vec<bool> =
+        data.rows.chunks_exact(FEATURES).map(|row| 1.0 / (1.0 + (-gbdt.logit(row)).exp()) >= threshold).collect();
+    data.sets
+        .iter()
+        .enumerate()
+        .map(|(s, name)| {
+            let select = |i: usize| held(i) && usize::from(data.set[i]) == s;
+            HoldoutScore {
+                set: name.clone(),
+                blocks: (0..data.targets.len()).filter(|&i| select(i)).count(),
+                combiner: block_prf(data, &predicted, select),
+                rules: block_prf(data, &data.refined, select),
+            }
+        })
+        .collect()
+}
+
 /// Fit the combiner on the blocks of `data` outside site fold `held_out` and score it on the
-/// blocks of that fold (fold 0: the shipped model's split, [`is_holdout_site`]). A block
+/// blocks of that fold (fold 0: the sites of [`is_holdout_site`]); with `None`, on every block
+/// (the shipped model), and the scores are empty. A block
 /// weighs its [`BlockData::weights`] divided by its page's labelled words to the power `page_power`
 /// (0: every word weighs the same, as the micro scores count; 1: every page weighs the same,
 /// as the page-averaged shingle scores count).
@@ -148,10 +169,10 @@ pub fn train(
     params: &GbdtParams,
     threshold: f32,
     page_power: f64,
-    held_out: usize,
+    held_out: Option<usize>,
     threads: usize,
 ) -> (CombinerModel, Vec<HoldoutScore>) {
-    let held = |i: usize| usize::from(data.fold[i]) == held_out;
+    let held = |i: usize| Some(usize::from(data.fold[i])) == held_out;
     let train_idx: Vec<usize> = (0..data.targets.len()).filter(|&i| !held(i)).collect();
     let mut rows = Vec::with_capacity(train_idx.len() * FEATURES);
     for &i in &train_idx {
@@ -165,22 +186,10 @@ pub fn train(
     let mean = raw.iter().sum::<f64>() / raw.len().max(1) as f64;
     let weights: Vec<f32> = raw.iter().map(|w| (w / mean.max(1e-12)) as f32).collect();
     let gbdt = Gbdt::train(&rows, FEATURES, &targets, &weights, params, threads);
-    let predicted: Vec<bool> =
-        data.rows.chunks_exact(FEATURES).map(|row| 1.0 / (1.0 + (-gbdt.logit(row)).exp()) >= threshold).collect();
-    let scores: Vec<HoldoutScore> = data
-        .sets
-        .iter()
-        .enumerate()
-        .map(|(s, name)| {
-            let select = |i: usize| held(i) && usize::from(data.set[i]) == s;
-            HoldoutScore {
-                set: name.clone(),
-                blocks: (0..data.targets.len()).filter(|&i| select(i)).count(),
-                combiner: block_prf(data, &predicted, select),
-                rules: block_prf(data, &data.refined, select),
-            }
-        })
-        .collect();
+    let scores = match held_out {
+        None => Vec::new(),
+        Some(_) => holdout_scores(data, &gbdt, threshold, held),
+    };
     let model = CombinerModel {
         kind: MODEL_KIND.into(),
         version: MODEL_VERSION,
