@@ -159,12 +159,12 @@ pub const MODEL_EMPTY_WORD_SHARE: f64 = 0.1;
 /// page of the sample, such as a site banner; whether a static key may take main text is
 /// decided when the model is learned, [`crate::domain::learn::validate`]); when they are
 /// headings alone, the unlearned default gives the page no main text and the learned labels
-/// stand. The learned labels
-/// must give way when they keep fewer than [`MODEL_EMPTY_WORD_SHARE`] of those words (the page
-/// is emptied), or fewer than [`MODEL_MIN_WORD_SHARE`] of them and less than half of the
-/// lead (the blocks, in page order, that hold the first half of the words): the page is halved
-/// where its main text begins. A learned stretch that keeps the article and cuts the comments,
-/// link lists or teasers after it is not halving.
+/// stand. The learned labels must give way when they keep headings alone or fewer than
+/// [`MODEL_EMPTY_WORD_SHARE`] of those words (the page is emptied: headings alone make no
+/// record, [`PageExtraction::has_running_text`]), or fewer than [`MODEL_MIN_WORD_SHARE`] of
+/// them and less than half of the lead (the blocks, in page order, that hold the first half of
+/// the words): the page is halved where its main text begins. A learned stretch that keeps the
+/// article and cuts the comments, link lists or teasers after it is not halving.
 pub fn guard_rejects(blocks: &[Block], learned: &[Label], unlearned: &[Label], static_noise: Option<&[bool]>) -> bool {
     let words = |b: &Block| b.words;
     let unlearned = &without_static_noise(unlearned, static_noise)[..];
@@ -175,6 +175,10 @@ pub fn guard_rejects(blocks: &[Block], learned: &[Label], unlearned: &[Label], s
     let running_text = blocks.iter().zip(unlearned).any(|(b, l)| l.is_good() && !b.heading);
     if unlearned_words == 0 || !running_text {
         return false;
+    }
+    // Learned labels that keep headings alone leave the page without main text: emptied.
+    if !blocks.iter().zip(learned).any(|(b, l)| l.is_good() && !b.heading) {
+        return true;
     }
     let share = kept_words(blocks, learned) as f64 / unlearned_words as f64;
     if share < MODEL_EMPTY_WORD_SHARE {
@@ -545,5 +549,32 @@ mod tests {
         assert!(guard_rejects(&blocks, &empty, &unlearned, None), "the banner is running text when not static noise");
         noise[banner] = false;
         assert!(guard_rejects(&blocks, &empty, &unlearned, Some(&noise)));
+    }
+
+    /// A learned extraction that keeps only the title of a page whose unlearned extraction has
+    /// running text empties the page, though the title is most of its words and its lead (an
+    /// event page of the shared Stanford site: title, "Date:" and the date; a template that
+    /// ends at the date field, learned from a crawl's later sample, kept the title alone).
+    #[test]
+    fn the_guard_rejects_a_model_that_keeps_headings_alone() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/sites/www-cs.stanford.edu/events");
+        let Ok(html) = std::fs::read_to_string(dir.join("ixl-learning-resume-submission-deadline.html")) else {
+            assert!(std::env::var_os("CI").is_none(), "../shared is missing");
+            return;
+        };
+        let blocks = segment(&Document::parse(&html));
+        let find = |text: &str| blocks.iter().position(|b| b.text.starts_with(text)).expect(text);
+        let title = find("IXL Learning Resume Submission Deadline");
+        assert!(blocks[title].heading);
+        let mut unlearned = vec![Label::Bad; blocks.len()];
+        for i in [title, find("Date:"), find("Monday, January 18, 2016")] {
+            unlearned[i] = Label::Good;
+        }
+        let mut learned = vec![Label::Bad; blocks.len()];
+        learned[title] = Label::Good;
+        assert!(5 * kept_words(&blocks, &learned) > 2 * kept_words(&blocks, &unlearned), "over 40 % of the words");
+        assert!(guard_rejects(&blocks, &learned, &unlearned, None));
+        learned[find("Date:")] = Label::Good;
+        assert!(!guard_rejects(&blocks, &learned, &unlearned, None), "the title and running text");
     }
 }
