@@ -526,17 +526,23 @@ mod tests {
     use super::*;
     use crate::html::{segment, Document};
 
+    /// The blocks of a page of `../shared/sites` (`None` outside CI when it is missing).
+    fn site_page_blocks(path: &str) -> Option<Vec<Block>> {
+        let sites = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/sites");
+        let Ok(html) = std::fs::read_to_string(sites.join(path)) else {
+            assert!(std::env::var_os("CI").is_none(), "../shared is missing");
+            return None;
+        };
+        Some(segment(&Document::parse(&html)))
+    }
+
     /// A learned extraction that keeps nothing gives way to an unlearned one with running
     /// text, not to one whose text outside the static noise is headings alone (an empty talk
     /// page of the shared MediaWiki: its title, under the site's shut-down banner).
     #[test]
     fn the_guard_keeps_a_model_that_empties_a_page_of_headings_alone() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/sites/awesomewm.org/wiki");
-        let Ok(html) = std::fs::read_to_string(dir.join("Talk:Making_a_Status_Bar_II/index.html")) else {
-            assert!(std::env::var_os("CI").is_none(), "../shared is missing");
-            return;
-        };
-        let blocks = segment(&Document::parse(&html));
+        let page = "awesomewm.org/wiki/Talk:Making_a_Status_Bar_II/index.html";
+        let Some(blocks) = site_page_blocks(page) else { return };
         let title = blocks.iter().position(|b| b.heading && b.text.starts_with("Talk:")).expect("the page title");
         let banner = blocks.iter().position(|b| b.text.starts_with("Please note that this wiki")).expect("the banner");
         let empty = vec![Label::Bad; blocks.len()];
@@ -557,12 +563,8 @@ mod tests {
     /// ends at the date field, learned from a crawl's later sample, kept the title alone).
     #[test]
     fn the_guard_rejects_a_model_that_keeps_headings_alone() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/sites/www-cs.stanford.edu/events");
-        let Ok(html) = std::fs::read_to_string(dir.join("ixl-learning-resume-submission-deadline.html")) else {
-            assert!(std::env::var_os("CI").is_none(), "../shared is missing");
-            return;
-        };
-        let blocks = segment(&Document::parse(&html));
+        let page = "www-cs.stanford.edu/events/ixl-learning-resume-submission-deadline.html";
+        let Some(blocks) = site_page_blocks(page) else { return };
         let find = |text: &str| blocks.iter().position(|b| b.text.starts_with(text)).expect(text);
         let title = find("IXL Learning Resume Submission Deadline");
         assert!(blocks[title].heading);
