@@ -1,9 +1,9 @@
 //! The combiner's block features: per block, every cheap extractor's label, what the page's
 //! markup says about the block's element ([`ContentRoot`]), the block's own text statistics and
-//! the same for its neighbours, whether its text is repeated on the page, and how much of it is
-//! in the article text the page states in JSON-LD ([`Document::ld_article_body`]). The principal
-//! function is [`block_features`]; the columns are named in [`FEATURE_NAMES`], all finite and
-//! roughly in 0–1 or a logarithm of a count.
+//! the same for its neighbours, whether its text is repeated on the page or inside a longer
+//! block (a pull quote), and how much of it is in the article text the page states in JSON-LD
+//! ([`Document::ld_article_body`]). The principal function is [`block_features`]; the columns
+//! are named in [`FEATURE_NAMES`], all finite and roughly in 0–1 or a logarithm of a count.
 
 use crate::extract::content_root::{class_words, ContentRoot};
 use crate::extract::justext::stopword_density;
@@ -71,6 +71,8 @@ pub const FEATURE_NAMES: &[&str] = &[
     "repeat_of_earlier",
     "ld_body_match",
     "has_ld_body",
+    "in_longer_before",
+    "in_longer_after",
 ];
 
 /// Class/id words looked for on the block's element and its nearest [`CLASS_DEPTH`]
@@ -242,6 +244,76 @@ fn bigrams(words: &[String]) -> impl Iterator<Item = u64> + '_ {
     words.windows(2).map(move |w| hash(&w[0], &w[1])).chain(single)
 }
 
+/// Blocks with fewer words than this get 0.0 from [`contained_in_longer`].
+const CONTAINED_MIN_WORDS: usize = 4;
+/// A word trigram in more blocks than this is too common to tell where a block's text came
+/// from; [`contained_in_longer`] skips it.
+const CONTAINED_MAX_BLOCKS: usize = 16;
+
+/// Per block, the largest share of its word trigrams that one longer block holds, among the
+/// blocks before it and among those after it: a pull quote or a teaser repeats a stretch of a
+/// paragraph, and a quoting reply holds the post it quotes. Blocks under
+/// [`CONTAINED_MIN_WORDS`] words get `(0.0, 0.0)`.
+fn contained_in_longer(blocks: &[Block]) -> Vec<(f32, f32)> {
+    use std::hash::{Hash, Hasher};
+    // FxHash-style mixing of the lower-cased characters of one word.
+    let word_hash = |w: &str| {
+        let mix = |h: u64, c: u32| (h.rotate_left(5) ^ u64::from(c)).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+        if w.is_ascii() {
+            w.bytes().fold(0, |h, b| mix(h, u32::from(b.to_ascii_lowercase())))
+        } else {
+            w.chars().flat_map(char::to_lowercase).fold(0, |h, c| mix(h, u32::from(c)))
+        }
+    };
+    // (trigram hash, block) for every trigram of every block long enough to be looked up.
+    let mut pairs: Vec<(u64, u32)> = Vec::new();
+    let mut words = Vec::new();
+    for (i, b) in blocks.iter().enumerate() {
+        if b.words < CONTAINED_MIN_WORDS {
+            continue;
+        }
+        words.clear();
+        words.extend(b.text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(word_hash));
+        pairs.extend(words.windows(3).map(|w| {
+            let mut h = rustc_hash::FxHasher::default();
+            w.hash(&mut h);
+            (h.finish(), i as u32)
+        }));
+    }
+    // Sorted and deduplicated: each block's distinct trigrams, grouped by trigram.
+    pairs.sort_unstable();
+    pairs.dedup();
+    let mut grams_of = vec![0usize; blocks.len()];
+    for &(_, i) in &pairs {
+        grams_of[i as usize] += 1;
+    }
+    // Trigrams shared by (shorter block, longer block), counted over the rarer trigrams.
+    let mut shared: HashMap<(u32, u32), u32> = HashMap::default();
+    for group in pairs.chunk_by(|x, y| x.0 == y.0) {
+        if group.len() < 2 || group.len() > CONTAINED_MAX_BLOCKS {
+            continue;
+        }
+        for &(_, i) in group {
+            for &(_, j) in group {
+                if blocks[j as usize].words > blocks[i as usize].words {
+                    *shared.entry((i, j)).or_default() += 1;
+                }
+            }
+        }
+    }
+    let mut out = vec![(0.0f32, 0.0f32); blocks.len()];
+    for (&(i, j), &count) in &shared {
+        let share = count as f32 / grams_of[i as usize].max(1) as f32;
+        let slot = &mut out[i as usize];
+        if j < i {
+            slot.0 = slot.0.max(share);
+        } else {
+            slot.1 = slot.1.max(share);
+        }
+    }
+    out
+}
+
 /// How many blocks after a block [`following_link_density`] reads.
 const FOLLOWING: usize = 6;
 
@@ -339,6 +411,7 @@ pub fn block_features(
     });
     let sections = section_stats(blocks, votes.refined);
     let following = following_link_density(blocks, FOLLOWING);
+    let contained = contained_in_longer(blocks);
     let title: Vec<String> = doc.title.as_deref().map(word_set).unwrap_or_default();
     let mut before = 0usize;
     let mut class_cache = HashMap::default();
@@ -422,6 +495,8 @@ pub fn block_features(
                 grams.iter().filter(|g| set.contains(g)).count() as f32 / grams.len().max(1) as f32
             }),
             flag(ld_body.is_some()),
+            contained[i].0,
+            contained[i].1,
         ];
         out.extend(row.iter().map(|v| if v.is_finite() { *v } else { 0.0 }));
         let bits = ancestor_class_bits(doc, b, &mut class_cache);
@@ -471,6 +546,20 @@ mod tests {
         assert_eq!(later, vec![0.0, 1.0, 1.0]);
         let unique = rows.iter().find(|(t, _)| t.starts_with("The council")).expect("paragraph").1.clone();
         assert_eq!((unique["log_same_text"], unique["repeat_of_earlier"]), (0.0, 0.0));
+    }
+
+    #[test]
+    fn a_pull_quote_is_found_inside_the_longer_paragraph_it_repeats() {
+        let html = "<html><body><p>The council met on Tuesday to vote on the budget for the coming year.</p>\
+                    <blockquote><p>Just because it is digital does not mean it always works</p></blockquote>\
+                    <p>Others were less sure. \"Just because it is digital does not mean it always works,\" \
+                    said one member of the committee, who voted against it.</p></body></html>";
+        let rows = rows(html);
+        let quote = &rows.iter().find(|(t, _)| t.starts_with("Just because")).expect("quote").1;
+        assert_eq!((quote["in_longer_before"], quote["in_longer_after"]), (0.0, 1.0));
+        for (text, row) in rows.iter().filter(|(t, _)| !t.starts_with("Just because")) {
+            assert_eq!((row["in_longer_before"], row["in_longer_after"]), (0.0, 0.0), "{text}");
+        }
     }
 
     #[test]
