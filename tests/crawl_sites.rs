@@ -198,16 +198,19 @@ async fn crawl_five_real_sites_over_loopback() {
     }
     // The gold-free check of the models: pages whose learned extraction keeps less than half of
     // the unlearned one's words are counted per host and listed (with their share) by `stats`.
-    let mut halved = 0;
+    let (mut halved, mut halved_rejected) = (0, 0);
     for host in HOSTS {
         let rec = state.host(host).unwrap().unwrap();
         halved += rec.model_halved;
+        halved_rejected += rec.model_halved_rejected;
+        assert!(rec.model_halved_rejected <= rec.model_halved.min(rec.model_rejected), "{host}");
         assert_eq!(rec.model_halved_pages.len() as u64, rec.model_halved.min(20), "{host}");
         for (url, share) in &rec.model_halved_pages {
             assert!(*share < 0.5 && Url::parse(url).unwrap().host_str() == Some(host), "{host}: {url} {share}");
         }
     }
     assert_eq!(halved, summary.counters.model_halved);
+    assert_eq!(halved_rejected, summary.counters.model_halved_rejected);
     let report = webcorpus::crawl::stats::report(&state, None).unwrap();
     eprintln!("{report}");
     let json = webcorpus::crawl::stats::report_json(&state, None).unwrap();

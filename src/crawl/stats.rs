@@ -96,8 +96,9 @@ fn report_text(state: &CrawlState, host: Option<&str>) -> Result<String, StoreEr
                 );
                 let _ = writeln!(
                     out,
-                    "  pages whose learned extraction keeps less than half of the unlearned one's words: {}",
-                    rec.model_halved
+                    "  pages whose learned extraction keeps less than half of the unlearned one's words: {}{}",
+                    rec.model_halved,
+                    halved_rejected(rec.model_halved, rec.model_halved_rejected)
                 );
                 for (url, share) in &rec.model_halved_pages {
                     let _ = writeln!(out, "    {:>3.0}%  {}", 100.0 * share, crate::crawl::url::for_log(url));
@@ -253,8 +254,9 @@ fn overview(
     let _ = writeln!(out, "pages extracted without their host's model (model_rejected): {}", c.model_rejected);
     let _ = writeln!(
         out,
-        "pages whose learned extraction keeps less than half of the unlearned one's words: {}{}",
+        "pages whose learned extraction keeps less than half of the unlearned one's words: {}{}{}",
         c.model_halved,
+        halved_rejected(c.model_halved, c.model_halved_rejected),
         hosts
             .iter()
             .filter(|h| h.model_halved > 0)
@@ -268,6 +270,15 @@ fn overview(
     }
     let _ = writeln!(out, "pages without a record, by reason: {}", discard_list(&c.discards));
     out
+}
+
+/// ` (the guard extracted 2 of them without the model)` after a count of halved pages; empty
+/// when there are none.
+fn halved_rejected(halved: u64, rejected: u64) -> String {
+    match halved {
+        0 => String::new(),
+        _ => format!(" (the guard extracted {rejected} of them without the model)"),
+    }
 }
 
 /// `http_404 882 · no_main_text 12`, largest first; `none` when empty.

@@ -142,6 +142,11 @@ pub struct HostRecord {
     /// rejected some of them, see `PageExtraction::model_share`).
     #[serde(default)]
     pub model_halved: u64,
+    /// Of [`HostRecord::model_halved`], the pages the guard extracted without the model (also
+    /// counted in [`HostRecord::model_rejected`]); the others kept the model (its stretch kept
+    /// the lead of the page and cut what follows).
+    #[serde(default)]
+    pub model_halved_rejected: u64,
     /// The first [`MODEL_HALVED_LISTED`] of those pages: URL and the share of words kept.
     #[serde(default)]
     pub model_halved_pages: Vec<(String, f64)>,
@@ -264,6 +269,10 @@ pub struct Counters {
     /// ([`HostRecord::model_halved`], summed).
     #[serde(default)]
     pub model_halved: u64,
+    /// Of those, pages extracted without their host's model ([`HostRecord::model_halved_rejected`],
+    /// summed).
+    #[serde(default)]
+    pub model_halved_rejected: u64,
     /// Sitemaps read (robots.txt `Sitemap:` lines, `/sitemap.xml`, sitemap indexes).
     #[serde(default)]
     pub sitemaps: u64,

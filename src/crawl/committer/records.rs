@@ -45,9 +45,12 @@ impl Committer {
             }
         }
         if let Some(share) = ex.model_share.filter(|&share| share < crate::extract::pipeline::MODEL_MIN_WORD_SHARE) {
+            let rejected = u64::from(ex.model_use == ModelUse::Rejected);
             self.counters.model_halved += 1;
+            self.counters.model_halved_rejected += rejected;
             let rec = &mut self.book(host).rec;
             rec.model_halved += 1;
+            rec.model_halved_rejected += rejected;
             if rec.model_halved_pages.len() < crate::store::MODEL_HALVED_LISTED {
                 rec.model_halved_pages.push((meta.url.to_string(), share));
             }

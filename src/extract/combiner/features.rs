@@ -227,9 +227,14 @@ fn ancestor_class_bits(doc: &Document, b: &Block, cache: &mut HashMap<ego_tree::
     bits
 }
 
+/// The alphanumeric words of `text`, as written.
+fn words(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty())
+}
+
 /// Lower-case alphanumeric words of `text`.
 fn word_set(text: &str) -> Vec<String> {
-    text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase).collect()
+    words(text).map(str::to_lowercase).collect()
 }
 
 /// Hashes of the word bigrams of `words` (a single word is its own bigram).
@@ -267,14 +272,14 @@ fn contained_in_longer(blocks: &[Block]) -> Vec<(f32, f32)> {
     };
     // (trigram hash, block) for every trigram of every block long enough to be looked up.
     let mut pairs: Vec<(u64, u32)> = Vec::new();
-    let mut words = Vec::new();
+    let mut hashes = Vec::new();
     for (i, b) in blocks.iter().enumerate() {
         if b.words < CONTAINED_MIN_WORDS {
             continue;
         }
-        words.clear();
-        words.extend(b.text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(word_hash));
-        pairs.extend(words.windows(3).map(|w| {
+        hashes.clear();
+        hashes.extend(words(&b.text).map(word_hash));
+        pairs.extend(hashes.windows(3).map(|w| {
             let mut h = rustc_hash::FxHasher::default();
             w.hash(&mut h);
             (h.finish(), i as u32)
