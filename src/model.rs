@@ -55,7 +55,8 @@ pub struct Block {
     pub text_nodes: Vec<NodeId>,
     /// Characters of `text` (Unicode scalar values).
     pub chars: usize,
-    /// Characters of `text` that sit inside `<a>` elements.
+    /// Characters of `text` that sit inside links ([`crate::html::is_link`]), except a heading's
+    /// permalink to itself or to its section ([`crate::html::segment()`]).
     pub link_chars: usize,
     /// Words of `text` ([`crate::html::count_words`]: whitespace-separated tokens, each Chinese
     /// or Japanese character one word).

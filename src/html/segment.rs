@@ -101,7 +101,9 @@ pub fn is_skipped_tag(name: &str) -> bool {
 /// Split a document into blocks in document order. Blocks with no visible text are dropped,
 /// so every returned block has a non-empty `text`. Subtrees of [`SKIPPED_TAGS`] and of section
 /// controls ([`SKIPPED_CLASSES`]) are left out ([`Document::skips_element`]: `noscript` is read
-/// on a page whose text is all there).
+/// on a page whose text is all there). A block's `link_chars` count the text of links
+/// ([`super::is_link`]) other than a heading's permalink (`<h2 id="x"><a href="#x">`, or to
+/// the id of the heading's parent section), which is the heading's own text.
 pub fn segment(doc: &Document) -> Vec<Block> {
     segment_skipping(doc, &|_| false)
 }
@@ -121,7 +123,8 @@ pub fn segment_skipping(doc: &Document, skip: &dyn Fn(NodeId) -> bool) -> Vec<Bl
                     if doc.skips_element(el) || skip(node.id()) {
                         pruned = Some(node.id());
                     } else {
-                        maker.open(el.name(), node.id(), super::is_link(el));
+                        let link = super::is_link(el) && !maker.heading_anchor(doc, el);
+                        maker.open(el.name(), node.id(), link);
                     }
                 }
                 Node::Text(t) => maker.text(t, node.id()),
@@ -158,6 +161,22 @@ struct BlockMaker<'a> {
 }
 
 impl<'a> BlockMaker<'a> {
+    /// True when `el` is a heading's permalink: a link to the fragment that names the
+    /// heading (`<h2 id="x"><a href="#x">`) or its parent element, from inside the heading.
+    /// Its text is the heading's, not a link away from it.
+    fn heading_anchor(&self, doc: &Document, el: &scraper::node::Element) -> bool {
+        let Some(fragment) = el.attr("href").and_then(|h| h.trim().strip_prefix('#')) else { return false };
+        let Some(pos) =
+            self.stack.iter().position(|(n, _, _, _)| matches!(*n, "h1" | "h2" | "h3" | "h4" | "h5" | "h6"))
+        else {
+            return false;
+        };
+        let named = |i: usize| {
+            doc.html.tree.get(self.stack[i].1).and_then(|n| n.value().as_element()?.attr("id")) == Some(fragment)
+        };
+        !fragment.is_empty() && (named(pos) || (pos > 0 && named(pos - 1)))
+    }
+
     fn open(&mut self, name: &'a str, id: NodeId, link: bool) {
         let block = is_block_tag(name);
         if name == "br" {
@@ -308,6 +327,19 @@ mod tests {
             blocks("<p><ruby>子<rp>(</rp><rt>こ</rt><rp>)</rp></ruby>どもへの<ruby>虐待<rt>ぎゃくたい</rt></ruby></p>");
         let texts: Vec<&str> = b.iter().map(|b| b.text.as_str()).collect();
         assert_eq!(texts, ["子どもへの虐待"]);
+    }
+
+    #[test]
+    fn a_heading_permalink_is_not_a_link() {
+        // MDN's section headings link to themselves; a "Back to Top" heading and a table of
+        // contents link elsewhere on the page.
+        let b = blocks(
+            "<body><section id=s><h2 id=props><a href='#props'>Instance properties</a></h2>\
+             <h3><a href='#s'>Events</a></h3><h3><a href='#top'>Back to Top</a></h3></section>\
+             <ul><li><a href='#props'>Instance properties</a></li></ul></body>",
+        );
+        let link_chars: Vec<usize> = b.iter().map(|b| b.link_chars).collect();
+        assert_eq!(link_chars, [0, 0, "Back to Top".len(), "Instance properties".len()]);
     }
 
     #[test]
