@@ -93,6 +93,11 @@ pub fn is_block_tag(name: &str) -> bool {
     BLOCK_TAGS.contains(&name)
 }
 
+/// True for a heading tag, `h1`–`h6` (a block's `heading`, jusText's heading flag).
+pub fn is_heading_tag(name: &str) -> bool {
+    matches!(name, "h1" | "h2" | "h3" | "h4" | "h5" | "h6")
+}
+
 /// True for a tag in [`SKIPPED_TAGS`].
 pub fn is_skipped_tag(name: &str) -> bool {
     SKIPPED_TAGS.contains(&name)
@@ -166,9 +171,7 @@ impl<'a> BlockMaker<'a> {
     /// Its text is the heading's, not a link away from it.
     fn heading_anchor(&self, doc: &Document, el: &scraper::node::Element) -> bool {
         let Some(fragment) = el.attr("href").and_then(|h| h.trim().strip_prefix('#')) else { return false };
-        let Some(pos) =
-            self.stack.iter().position(|(n, _, _, _)| matches!(*n, "h1" | "h2" | "h3" | "h4" | "h5" | "h6"))
-        else {
+        let Some(pos) = self.stack.iter().position(|(n, _, _, _)| is_heading_tag(n)) else {
             return false;
         };
         let named = |i: usize| {
@@ -247,7 +250,7 @@ impl<'a> BlockMaker<'a> {
             .map(|(_, id, _, _)| *id)
             .expect("text nodes sit inside the html element");
         let dom_path = self.stack.iter().map(|(n, _, _, _)| *n).collect::<Vec<_>>().join(".");
-        let heading = self.stack.iter().any(|(n, _, _, _)| matches!(*n, "h1" | "h2" | "h3" | "h4" | "h5" | "h6"));
+        let heading = self.stack.iter().any(|(n, _, _, _)| is_heading_tag(n));
         let list = self.stack.iter().any(|(n, _, _, _)| matches!(*n, "li" | "dd" | "dt"));
         let kind = if heading {
             ParagraphKind::Heading

@@ -372,7 +372,7 @@ fn holds_control(doc: &Document, id: NodeId) -> bool {
 
 /// True when the element `id` is or holds a heading (`h1`–`h6`).
 fn holds_heading(doc: &Document, id: NodeId) -> bool {
-    holds(doc, id, |el| matches!(el.name(), "h1" | "h2" | "h3" | "h4" | "h5" | "h6"))
+    holds(doc, id, |el| crate::html::segment::is_heading_tag(el.name()))
 }
 
 /// True when the element `id` is or holds a [`FIGURE_TEXT_TAGS`] element.
