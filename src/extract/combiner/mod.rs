@@ -31,6 +31,8 @@ pub struct CombinerInputs {
     pub comments: Vec<bool>,
     /// Per block: in a cookie-consent box ([`content_root::ContentRoot::in_consent`]).
     pub consent: Vec<bool>,
+    /// Per block: its word count ([`Block::words`]).
+    pub words: Vec<usize>,
 }
 
 /// Run the cheap extractors on a page and compute its feature rows.
@@ -65,7 +67,8 @@ pub fn inputs(
     let features = block_features(doc, blocks, stoplist, &v, &root);
     let comments = (0..blocks.len()).map(|i| root.in_comments(i)).collect();
     let consent = (0..blocks.len()).map(|i| root.in_consent(i)).collect();
-    Ok(CombinerInputs { justext, boilerpipe, stadynot, refined, features, comments, consent })
+    let words = blocks.iter().map(|b| b.words).collect();
+    Ok(CombinerInputs { justext, boilerpipe, stadynot, refined, features, comments, consent, words })
 }
 
 /// The combiner's model file: the boosted trees, the columns they read and the threshold on
@@ -148,8 +151,11 @@ impl CombinerModel {
     /// The combiner's labels for a page: blocks at or above the threshold are Good, except
     /// comments below an article, which are never main text (the training sets disagree:
     /// CleanEval's annotators kept them, the others did not), and cookie-consent boxes. When
-    /// it keeps nothing and the rule-based labels keep something, the rule-based labels stand
-    /// (a learned model never empties a page the rules give text).
+    /// it keeps less than [`MIN_SHARE_OF_RULES`] of the words the rule-based labels keep, and
+    /// those are at least [`MIN_RULES_WORDS`] words (or it keeps nothing and they keep
+    /// something), the rule-based labels stand: a learned model never empties or all but
+    /// empties a page the rules give text (a product grid or a shop page whose every block
+    /// the model doubts).
     pub fn labels(&self, inputs: &CombinerInputs) -> Vec<Label> {
         let labels: Vec<Label> = self
             .probabilities(inputs)
@@ -165,13 +171,26 @@ impl CombinerModel {
                 },
             )
             .collect();
-        if labels.iter().any(|l| l.is_good()) {
+        let kept_words = |ls: &[Label]| -> usize {
+            ls.iter().zip(&inputs.words).filter(|(l, _)| l.is_good()).map(|(_, &w)| w).sum()
+        };
+        let (kept, rules) = (kept_words(&labels), kept_words(&inputs.refined));
+        let all_but_empty = rules >= MIN_RULES_WORDS && (kept as f32) < MIN_SHARE_OF_RULES * rules as f32;
+        if labels.iter().any(|l| l.is_good()) && !all_but_empty {
             labels
         } else {
             inputs.refined.clone()
         }
     }
 }
+
+/// Below this share of the rule-based labels' words, the combiner's answer for a page gives way
+/// to them ([`CombinerModel::labels`]).
+pub const MIN_SHARE_OF_RULES: f32 = 0.25;
+
+/// The rule-based labels must keep at least this many words for [`MIN_SHARE_OF_RULES`] to
+/// apply (below it, only an empty answer gives way).
+pub const MIN_RULES_WORDS: usize = 50;
 
 /// The bytes of `models/combiner.json`, the shipped model.
 pub static SHIPPED_JSON: &str = include_str!("../../../models/combiner.json");
@@ -204,6 +223,7 @@ mod tests {
 
     fn inputs_of(refined: Vec<Label>, comments: Vec<bool>, consent: Vec<bool>) -> CombinerInputs {
         let n = refined.len();
+        let words = vec![10; n];
         CombinerInputs {
             justext: vec![Label::Bad; n],
             boilerpipe: vec![Label::Bad; n],
@@ -212,6 +232,7 @@ mod tests {
             features: vec![0.0; n * features::FEATURES],
             comments,
             consent,
+            words,
         }
     }
 
@@ -226,6 +247,34 @@ mod tests {
         assert_eq!(keep_all.labels(&inp), vec![Label::Good, Label::Good, Label::Bad, Label::Bad]);
         // A combiner that keeps nothing leaves the rule-based labels.
         assert_eq!(constant(-3.0).labels(&inp), inp.refined);
+    }
+
+    #[test]
+    fn an_answer_with_a_fraction_of_the_rules_words_gives_way() {
+        // The rules keep blocks 1-3 (300 words); a combiner that keeps only block 0 (20 words,
+        // under a quarter) gives way, one that keeps block 0 at 100 words stands.
+        let mut inp =
+            inputs_of(vec![Label::Bad, Label::Good, Label::Good, Label::Good], vec![false; 4], vec![false; 4]);
+        inp.words = vec![20, 100, 100, 100];
+        let col = features::FEATURE_NAMES.iter().position(|n| *n == "justext_good").expect("column");
+        // One stump: a block whose justext_good column is 1 scores +3, every other -3.
+        let node = |feature: usize, left: u32, right: u32, value: f32| gbdt::Node {
+            feature: feature as u16,
+            threshold: 0.5,
+            left,
+            right,
+            value,
+        };
+        let mut only_first = constant(0.0);
+        let stump = vec![node(col, 1, 2, 0.0), node(0, 0, 0, -3.0), node(0, 0, 0, 3.0)];
+        only_first.gbdt = gbdt::Gbdt::new(features::FEATURES, 0.0, vec![stump]);
+        inp.features[col] = 1.0;
+        assert_eq!(only_first.labels(&inp), inp.refined);
+        inp.words[0] = 100;
+        assert_eq!(only_first.labels(&inp), vec![Label::Good, Label::Bad, Label::Bad, Label::Bad]);
+        // Below MIN_RULES_WORDS the rules' words do not count: only an empty answer gives way.
+        inp.words = vec![2, 10, 10, 10];
+        assert_eq!(only_first.labels(&inp), vec![Label::Good, Label::Bad, Label::Bad, Label::Bad]);
     }
 
     #[test]
