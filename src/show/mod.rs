@@ -10,7 +10,8 @@
 //! (Endrédy & Novák 2013, §III.A); StaDyNoT static noise (Barua et al. 2014, §3.1); for the
 //! default extractor, a comment section below the article, then the learned combiner's
 //! probability of main content below its threshold (the combiner reads every signal below,
-//! so none of them alone decided; the block shows its probability); then dynamic noise (§3.2,
+//! so none of them alone decided; the block shows its probability), unless the page's answer
+//! gave way to the rule-based labels (`CombinerModel::gives_way`); then dynamic noise (§3.2,
 //! link lists under their lowest common ancestor); inside an element the page marks as
 //! boilerplate (navigation, footer, sidebar, sharing, comments); outside the content root;
 //! jusText's context-free class bad, short or near-good (Pomikálek 2011, §3.2); otherwise the
@@ -57,7 +58,8 @@ pub enum Fate {
     CommentSection,
     /// In a cookie-consent box (the default and the rules never keep those).
     ConsentBox,
-    /// The learned combiner's probability of main content is below its threshold.
+    /// The learned combiner's probability of main content is below its threshold, on a page
+    /// whose combiner answer stands ([`combiner::CombinerModel::gives_way`]).
     Combiner,
     /// Inside StaDyNoT dynamic noise (a link list).
     DynamicNoise,
@@ -273,7 +275,7 @@ pub fn explain_page(
             Fate::CommentSection
         } else if matches!(kind, ExtractorKind::Default | ExtractorKind::Rules) && root.in_consent(i) {
             Fate::ConsentBox
-        } else if combined.as_ref().is_some_and(|c| c.probabilities[i] < c.threshold) {
+        } else if combined.as_ref().is_some_and(|c| !c.gave_way && c.probabilities[i] < c.threshold) {
             Fate::Combiner
         } else if dynamic_flags[i] {
             Fate::DynamicNoise
@@ -315,6 +317,9 @@ struct CombinerView {
     probabilities: Vec<f32>,
     threshold: f32,
     comments: Vec<bool>,
+    /// The page's answer gave way to the rule-based labels
+    /// ([`combiner::CombinerModel::gives_way`]): no block was dropped for its probability.
+    gave_way: bool,
 }
 
 /// The combiner's answer for the page when `kind` is the default extractor (the model of
@@ -334,6 +339,7 @@ fn combiner_view(
     Ok(Some(CombinerView {
         probabilities: model.probabilities(&inputs),
         threshold: model.threshold,
+        gave_way: model.gives_way(&inputs),
         comments: inputs.comments,
     }))
 }
@@ -450,4 +456,39 @@ pub fn show_host(
         return Err(ShowError::NoPages(url.unwrap_or(host).to_string()));
     }
     Ok(HostView { record, model, pages, failed })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A page whose combiner answer gives way to the rule-based labels shows no block as
+    /// dropped by the combiner, though every probability is under the threshold.
+    #[test]
+    fn a_page_whose_combiner_gives_way_blames_no_block_on_it() {
+        let mut doubting = combiner::shipped().expect("shipped model").clone();
+        doubting.gbdt = combiner::gbdt::Gbdt::new(combiner::features::FEATURES, -3.0, Vec::new());
+        let settings = ExtractSettings { combiner: Some(std::sync::Arc::new(doubting)), ..Default::default() };
+        let paragraph = "The council met on Tuesday evening and voted to keep the library open for another \
+                         year, after residents filled the hall to argue that the town needs it more than ever.";
+        let html = format!(
+            "<html><head><title>Library stays open</title></head><body>\
+             <nav><a href=\"/\">Home</a> <a href=\"/news\">News</a></nav>\
+             <article><h1>Library stays open</h1><p>{paragraph}</p><p>{paragraph} Again.</p>\
+             <p>{paragraph} Once more.</p></article></body></html>"
+        );
+        let view = explain_page(
+            "http://example.org/a",
+            &html,
+            ExtractorKind::Default,
+            None,
+            &settings,
+            Written::NoCorpus,
+            &|_| None,
+        )
+        .expect("explained");
+        assert!(view.blocks.iter().any(|b| b.fate == Fate::Kept), "{:?}", view.blocks);
+        assert!(view.blocks.iter().all(|b| b.fate != Fate::Combiner), "{:?}", view.blocks);
+        assert!(view.blocks.iter().all(|b| b.probability.is_some_and(|p| p < 0.5)));
+    }
 }

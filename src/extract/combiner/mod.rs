@@ -151,14 +151,28 @@ impl CombinerModel {
     /// The combiner's labels for a page: blocks at or above the threshold are Good, except
     /// comments below an article, which are never main text (the training sets disagree:
     /// CleanEval's annotators kept them, the others did not), and cookie-consent boxes. When
-    /// it keeps less than [`MIN_SHARE_OF_RULES`] of the words the rule-based labels keep, and
-    /// those are at least [`MIN_RULES_WORDS`] words (or it keeps nothing and they keep
-    /// something), the rule-based labels stand: a learned model never empties or all but
-    /// empties a page the rules give text (a product grid or a shop page whose every block
-    /// the model doubts).
+    /// the answer gives way ([`CombinerModel::gives_way`]), the rule-based labels stand.
     pub fn labels(&self, inputs: &CombinerInputs) -> Vec<Label> {
-        let labels: Vec<Label> = self
-            .probabilities(inputs)
+        let own = self.own_labels(inputs);
+        if gives_way(inputs, &own) {
+            inputs.refined.clone()
+        } else {
+            own
+        }
+    }
+
+    /// Whether the combiner's answer for the page gives way to the rule-based labels: it keeps
+    /// less than [`MIN_SHARE_OF_RULES`] of the words the rules keep, and those are at least
+    /// [`MIN_RULES_WORDS`] words, or it keeps nothing and they keep something. A learned model
+    /// never empties or all but empties a page the rules give text (a product grid or a shop
+    /// page whose every block the model doubts).
+    pub fn gives_way(&self, inputs: &CombinerInputs) -> bool {
+        gives_way(inputs, &self.own_labels(inputs))
+    }
+
+    /// The labels by the threshold, comments and consent boxes dropped.
+    fn own_labels(&self, inputs: &CombinerInputs) -> Vec<Label> {
+        self.probabilities(inputs)
             .into_iter()
             .zip(inputs.comments.iter().zip(&inputs.consent))
             .map(
@@ -170,18 +184,17 @@ impl CombinerModel {
                     }
                 },
             )
-            .collect();
-        let kept_words = |ls: &[Label]| -> usize {
-            ls.iter().zip(&inputs.words).filter(|(l, _)| l.is_good()).map(|(_, &w)| w).sum()
-        };
-        let (kept, rules) = (kept_words(&labels), kept_words(&inputs.refined));
-        let all_but_empty = rules >= MIN_RULES_WORDS && (kept as f32) < MIN_SHARE_OF_RULES * rules as f32;
-        if labels.iter().any(|l| l.is_good()) && !all_but_empty {
-            labels
-        } else {
-            inputs.refined.clone()
-        }
+            .collect()
     }
+}
+
+/// [`CombinerModel::gives_way`] for the combiner's own labels `own`.
+fn gives_way(inputs: &CombinerInputs, own: &[Label]) -> bool {
+    let kept_words =
+        |ls: &[Label]| -> usize { ls.iter().zip(&inputs.words).filter(|(l, _)| l.is_good()).map(|(_, &w)| w).sum() };
+    let (kept, rules) = (kept_words(own), kept_words(&inputs.refined));
+    let empty = !own.iter().any(|l| l.is_good()) && inputs.refined.iter().any(|l| l.is_good());
+    empty || (rules >= MIN_RULES_WORDS && (kept as f32) < MIN_SHARE_OF_RULES * rules as f32)
 }
 
 /// Below this share of the rule-based labels' words, the combiner's answer for a page gives way
