@@ -29,7 +29,14 @@
 //!    rather than by comma counts); it then climbs to its parent while at least
 //!    [`CLIMB_VOTED_SHARE`] of the words the parent adds are voted (readability appends the
 //!    top candidate's well-scored siblings: an article body split over sibling `div`s stays
-//!    whole). Voted blocks outside the root are dropped.
+//!    whole). When the nearest landmark enclosing the root (`main`, `article`, `role=main`, a
+//!    [`CONTENT_ITEMPROPS`] `itemprop`) is the page's main landmark (`main` or `role=main`)
+//!    and not boilerplate, the root becomes that landmark: the page itself says where its main
+//!    content lies (HTML's `main` element "represents the dominant contents of the document",
+//!    the WAI-ARIA `main` landmark), and a manual whose reference section outweighs its
+//!    introduction and its code examples keeps them. An `article` on the way bounds the root
+//!    instead (a story inside a `main` that also holds teasers). Voted blocks outside the
+//!    root are dropped.
 //! 3. **Lenient inside marked content.** Inside the root, under an element the page marks as
 //!    content ([`is_content_element`]: `article`, `main`, `role=main`, `itemprop=articleBody`,
 //!    class/id words such as `entry-content`, `post-body`, `markdown-body`) that holds at
@@ -282,14 +289,21 @@ struct Hints {
     /// boilerplate unless it holds a heading and no form control, as a manual's
     /// `<section id="cookies">` does and a cookie notice or its cookie table does not.
     cookie_marked: bool,
+    /// A main-content landmark: `main`, `article`, `role=main` or a [`CONTENT_ITEMPROPS`]
+    /// `itemprop` (class words are not landmarks).
+    landmark: bool,
+    /// The page's main landmark: `main` or `role=main` (rule 2).
+    main_landmark: bool,
 }
 
 /// The [`Hints`] of `el`, reading the class and id words once.
 fn element_hints(el: &Element) -> Hints {
     let words = class_words(el);
-    let content = matches!(el.name(), "article" | "main")
-        || el.attr("role").is_some_and(|r| r.trim().eq_ignore_ascii_case("main"))
-        || el.attr("itemprop").is_some_and(|p| CONTENT_ITEMPROPS.contains(&p.trim().to_ascii_lowercase().as_str()))
+    let main_landmark = el.name() == "main" || el.attr("role").is_some_and(|r| r.trim().eq_ignore_ascii_case("main"));
+    let landmark = main_landmark
+        || el.name() == "article"
+        || el.attr("itemprop").is_some_and(|p| CONTENT_ITEMPROPS.contains(&p.trim().to_ascii_lowercase().as_str()));
+    let content = landmark
         || words.iter().any(|words| {
             let hinted = words.first().is_some_and(|w| CONTENT_WORDS.contains(&w.as_str()))
                 || words.last().is_some_and(|w| CONTENT_WORDS.contains(&w.as_str()));
@@ -311,7 +325,7 @@ fn element_hints(el: &Element) -> Hints {
     let boilerplate = tagged || classed(BOILERPLATE_WORDS);
     let cookie_marked =
         boilerplate && !tagged && !classed_by(&|w| BOILERPLATE_WORDS.contains(&w) && !COOKIE_WORDS.contains(&w));
-    Hints { boilerplate, content, comment: classed(COMMENT_WORDS), consent, cookie_marked }
+    Hints { boilerplate, content, comment: classed(COMMENT_WORDS), consent, cookie_marked, landmark, main_landmark }
 }
 
 /// Per element of `nodes` (parents first): inside a cookie-consent box ([`ContentRoot::in_consent`]).
@@ -520,6 +534,19 @@ impl ContentRoot {
                 root = Some(p);
             } else {
                 break;
+            }
+        }
+        // Rule 2, the main landmark: the nearest landmark that encloses the root decides.
+        if let Some(r) = root {
+            let mut at = Some(r);
+            while let Some(a) = at {
+                if nodes[a].hints.landmark && !in_boilerplate[a] {
+                    if nodes[a].hints.main_landmark {
+                        root = Some(a);
+                    }
+                    break;
+                }
+                at = nodes[a].parent;
             }
         }
         let mut in_root = vec![root.is_none(); nodes.len()];

@@ -372,3 +372,47 @@ fn refine_beats_the_bare_majority_on_real_pages() {
     assert!(refined[1] >= maj[1], "with snippets: majority {} refined {}", maj[1], refined[1]);
     assert!(refined[2] > maj[2], "shingle recall sum: majority {} refined {}", maj[2], refined[2]);
 }
+
+#[test]
+fn the_root_extends_to_the_main_landmark() {
+    let para = LONG_PARA;
+    // A manual page: a reference section holds most voted words; the introduction is voted
+    // and the recipes (code) are not, so the parent adds mostly unvoted words and the root
+    // does not climb (rule 2). The page's `main` says where its content lies (rule 2).
+    let page = |main: &str, end: &str| {
+        format!(
+            "<body><div class=menu><p>Home</p></div><{main}><div class=doc><h1>Module</h1><p>{para} intro</p>\
+             <div class=ref><p>{para} a</p><p>{para} b</p><p>{para} c</p><p>{para} d</p><p>{para} e</p>\
+             <p>{para} f</p><p>{para} g</p><p>{para} h</p></div>\
+             <pre>def recipe(iterable): return sum(1 for _ in iterable) if iterable else None or 0</pre>\
+             <pre>def other(iterable): return max(iterable, default=None) or min(iterable) or 1</pre>\
+             <pre>def third(iterable): return sorted(iterable, key=len, reverse=True)[0] or []</pre></div></{end}></body>"
+        )
+    };
+    let votes = [0, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 1, 1, 1];
+    let (texts, kept) = refined(&page("main", "main"), &votes);
+    assert_eq!(texts.len(), 14, "{texts:?}");
+    assert!(kept[1] && kept[2], "heading and introduction inside `main` stay: {kept:?}");
+    assert!(!kept[0], "the menu outside `main` goes");
+    let (_, kept) = refined(&page("div role=main", "div"), &votes);
+    assert!(kept[2], "role=main is the same landmark: {kept:?}");
+    // Without the landmark the root is the reference section, and the introduction goes.
+    let (_, kept) = refined(&page("div", "div"), &votes);
+    assert!(!kept[2] && kept[3], "{kept:?}");
+    // An `article` between the root and `main` bounds the root itself.
+    let (_, kept) = refined(&page("main><article", "article></main"), &votes);
+    assert!(!kept[2] && kept[3], "{kept:?}");
+}
+
+/// A Sphinx manual (docs.python.org, modern2026-dev 0666): the reference section outweighs
+/// the introduction and the recipes; `div role=main` brings both back (rule 2).
+#[test]
+fn the_main_landmark_keeps_a_manuals_introduction() {
+    let Some(set) = test_set("modern2026-dev") else { return };
+    let page = set.pages.iter().find(|p| p.id == "0666").expect("page in the set");
+    let html = set.read_html(page).expect("readable page");
+    let out = extract_html(&html, ExtractorKind::Rules, None, &ExtractSettings::default()).expect("extraction");
+    let text: String = out.paragraphs.iter().map(|p| p.text.as_str()).collect::<Vec<_>>().join(" ");
+    assert!(text.contains("This module implements a number of iterator building blocks"), "introduction missing");
+    assert!(text.contains("more-itertools"), "recipes missing");
+}
