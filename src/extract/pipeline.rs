@@ -372,9 +372,8 @@ pub struct DefaultLabels {
 ///    keep it, it is not inside an element the page marks as navigation, footer, sidebar,
 ///    caption, sharing, comment or cookie-consent box, and it is inside the content root (the
 ///    deepest element with 80 % of the voted words, or the page's `main` landmark around
-///    it); inside a content-marked element
-///    (`article`, `main`, `entry-content`, ...) one vote suffices for a block with link
-///    density below 0.5;
+///    it); inside a content-marked element (`article`, `main`, `entry-content`, ...) one
+///    vote suffices for a block with link density below 0.5;
 ///    the edges of the text (trailing headings, lead-ins, cut-off short lines) and link
 ///    lines go (rules 4–9 of [`content_root`]);
 /// 5. blocks outside the GoldMiner stretch are dropped (a page matching none of the host's

@@ -378,7 +378,7 @@ fn the_root_extends_to_the_main_landmark() {
     let para = LONG_PARA;
     // A manual page: a reference section holds most voted words; the introduction is voted
     // and the recipes (code) are not, so the parent adds mostly unvoted words and the root
-    // does not climb (rule 2). The page's `main` says where its content lies (rule 2).
+    // does not climb. The page's `main` says where its content lies (rule 2).
     let page = |main: &str, end: &str| {
         format!(
             "<body><div class=menu><p>Home</p></div><{main}><div class=doc><h1>Module</h1><p>{para} intro</p>\
