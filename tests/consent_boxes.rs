@@ -2,7 +2,8 @@
 //! a manual's section about cookies is. Real pages of `../shared/data`: a WordPress news page
 //! whose "GDPR Cookie Consent" dialog is longer than its article, a shop page whose consent
 //! box has `div` buttons (`cookieCloseBtn`), Flask's quickstart with its
-//! `<section id="cookies">`, and a consent banner whose cookie table has neither.
+//! `<section id="cookies">`, a consent banner whose cookie table has neither, and a recipe
+//! listing whose OneTrust preference centre holds four times the listing's words.
 
 mod support;
 
@@ -72,4 +73,22 @@ fn consent_boxes_go_and_a_section_about_cookies_stays() {
     assert!(kept.len() > 5, "the article stays: {} paragraphs", kept.len());
     let table: Vec<&String> = kept.iter().filter(|p| p.starts_with("Zweck:")).collect();
     assert!(table.is_empty(), "the cookie table was kept: {table:?}");
+
+    // OneTrust's banner and preference centre (`#onetrust-consent-sdk`, a consent manager's
+    // name, `CONSENT_MANAGERS`): its purposes and vendors ("Measure advertising performance 92
+    // partners can use this purpose") hold four times the listing's words and no word
+    // "cookie", and its `#ot-pc-content` is named like a content element. Neither the
+    // default nor the rules keep any of it, not even when nothing else on the page is voted
+    // main text (rule 6's marked-content fallback); the default keeps the recipe listing.
+    let html = page(&shared, "modern2026-dev", "2974").0;
+    for kind in [ExtractorKind::Default, ExtractorKind::Rules] {
+        let kept = paragraphs(&html, kind);
+        let consent: Vec<&String> =
+            kept.iter().filter(|p| mentions_cookies(p) || p.contains("can use this purpose")).collect();
+        assert!(consent.is_empty(), "{kind:?} kept the consent manager's text: {consent:?}");
+    }
+    let kept = paragraphs(&html, ExtractorKind::Default);
+    for title in ["Easy Slow-Cooker Pork Ragù", "Spaghetti and Meatballs", "Butter Chicken Recipe"] {
+        assert!(kept.iter().any(|p| p == title), "the default lost the listing's {title:?}: {kept:?}");
+    }
 }

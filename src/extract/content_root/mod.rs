@@ -22,7 +22,8 @@
 //!    whose voted text is all comments is a thread, and they stay. A BEM modifier
 //!    (`Section--Ads`) is not a class word. Cookie-consent boxes ([`ContentRoot::in_consent`])
 //!    are dropped however long they are, unless they hold half of the text that is not about
-//!    cookies; an element marked only by a cookie word ([`COOKIE_WORDS`]) that holds a heading
+//!    cookies (a consent manager's own box, [`CONSENT_MANAGERS`], below `body` is dropped even
+//!    then); an element marked only by a cookie word ([`COOKIE_WORDS`]) that holds a heading
 //!    and no form control is a manual's section about cookies, not a box.
 //! 2. **Content root.** The deepest element holding at least [`ROOT_SHARE`] of the voted
 //!    words is the content root (readability's "top candidate", here scored by the vote
@@ -56,7 +57,7 @@
 //!    (short posts: too little text for jusText and StaDyNoT) keeps the text blocks of its
 //!    deepest content-marked element with most of the marked text
 //!    ([`ContentRoot::marked_content_fallback`]; trafilatura's `BODY_XPATH` first,
-//!    readability's `article` candidates).
+//!    readability's `article` candidates); consent boxes are neither candidates nor text.
 //! 7. **No lead-ins to dropped links.** A kept line of at most [`LEAD_IN_WORDS`] words right
 //!    above a dropped link block (link density ≥ [`MAX_LENIENT_LINK_DENSITY`]) goes: "Related
 //!    stories", "Explore further", "Lesen Sie auch" introduce the link list, not the text.
@@ -208,11 +209,17 @@ pub const COMMENT_WORDS: &[&str] = &["comment", "comments"];
 /// every comment element (an article with comments below it); with fewer, the comments are
 /// the page's text (a forum thread, a guestbook) and stay.
 pub const COMMENT_ARTICLE_WORDS: usize = 100;
-/// Class/id words of cookie-consent boxes and the consent managers that draw them, matched
-/// anywhere in a class or id (`moove_gdpr_cookie_modal`, `onetrust-consent-sdk`); any word
-/// containing `cookie` counts too (`cookiebar`, `cookiePolicy`). See [`ContentRoot::in_consent`].
-pub const CONSENT_WORDS: &[&str] =
-    &["consent", "gdpr", "onetrust", "cookiebot", "usercentrics", "didomi", "cmplz", "borlabs", "iubenda"];
+/// Class/id words of cookie-consent boxes, matched anywhere in a class or id
+/// (`moove_gdpr_cookie_modal`); any word containing `cookie` or a [`CONSENT_MANAGERS`] name
+/// counts too (`cookiebar`, `cookiePolicy`, `onetrust-consent-sdk`). See
+/// [`ContentRoot::in_consent`].
+pub const CONSENT_WORDS: &[&str] = &["consent", "gdpr"];
+/// Names of the consent-management platforms that draw cookie dialogs, found inside a class or
+/// id word (`CybotCookiebotDialog`, `onetrust-pc-sdk`). An element below `body` so named is the
+/// platform's own box: a consent box whatever its length (a preference centre's vendor list
+/// may be far longer than the page's text). See [`ContentRoot::in_consent`].
+pub const CONSENT_MANAGERS: &[&str] =
+    &["onetrust", "cookiebot", "usercentrics", "didomi", "cmplz", "borlabs", "iubenda"];
 /// ARIA roles of dialogs: a dialog whose text speaks of cookies is a consent box.
 pub const DIALOG_ROLES: &[&str] = &["dialog", "alertdialog"];
 
@@ -285,6 +292,8 @@ struct Hints {
     /// `cookie` anywhere in its class/id, or a [`DIALOG_ROLES`] role; and holding a form
     /// control ([`CONTROL_TAGS`]: a `<section id="cookies">` of a manual has none).
     consent: bool,
+    /// Named after a consent-management platform ([`CONSENT_MANAGERS`]).
+    consent_manager: bool,
     /// `boilerplate` only for a [`COOKIE_WORDS`] class/id word: in a page's tree it stays
     /// boilerplate unless it holds a heading and no form control, as a manual's
     /// `<section id="cookies">` does and a cookie notice or its cookie table does not.
@@ -320,19 +329,23 @@ fn element_hints(el: &Element) -> Hints {
             })
     };
     let classed = |list: &[&str]| classed_by(&|w| list.contains(&w));
-    let consent = el.attr("role").is_some_and(|r| DIALOG_ROLES.contains(&r.trim().to_ascii_lowercase().as_str()))
+    let consent_manager = words.iter().flatten().any(|w| CONSENT_MANAGERS.iter().any(|m| w.contains(m)));
+    let consent = consent_manager
+        || el.attr("role").is_some_and(|r| DIALOG_ROLES.contains(&r.trim().to_ascii_lowercase().as_str()))
         || words.iter().flatten().any(|w| w.contains("cookie") || CONSENT_WORDS.contains(&w.as_str()));
     let boilerplate = tagged || classed(BOILERPLATE_WORDS);
     let cookie_marked =
         boilerplate && !tagged && !classed_by(&|w| BOILERPLATE_WORDS.contains(&w) && !COOKIE_WORDS.contains(&w));
-    Hints { boilerplate, content, comment: classed(COMMENT_WORDS), consent, cookie_marked, landmark, main_landmark }
+    let comment = classed(COMMENT_WORDS);
+    Hints { boilerplate, content, comment, consent, consent_manager, cookie_marked, landmark, main_landmark }
 }
 
 /// Per element of `nodes` (parents first): inside a cookie-consent box ([`ContentRoot::in_consent`]).
 /// An element marked as one counts only when a block under it mentions cookies and it holds
 /// less than [`WRAPPER_SHARE`] of the page's other words (the words of the blocks that do not
 /// mention cookies: a consent dialog may be longer than the article, a page wrapper holds the
-/// article); on a page whose every block mentions cookies, any marked element below `body`.
+/// article); on a page whose every block mentions cookies, and for an element named after a
+/// consent manager ([`CONSENT_MANAGERS`]), any marked element below `body`.
 fn consent_boxes(nodes: &[NodeInfo], blocks: &[Block], block_node: &[usize]) -> Vec<bool> {
     let mut mentions = vec![false; nodes.len()];
     let mut other_words = vec![0usize; nodes.len()];
@@ -356,8 +369,11 @@ fn consent_boxes(nodes: &[NodeInfo], blocks: &[Block], block_node: &[usize]) -> 
     let mut inside = vec![false; nodes.len()];
     for (i, info) in nodes.iter().enumerate() {
         let parent = info.parent.is_some_and(|p| inside[p]);
-        let small =
-            if page_other == 0 { info.depth > 1 } else { (other_words[i] as f64) < WRAPPER_SHARE * page_other as f64 };
+        let small = if page_other == 0 || info.hints.consent_manager {
+            info.depth > 1
+        } else {
+            (other_words[i] as f64) < WRAPPER_SHARE * page_other as f64
+        };
         inside[i] = parent || (info.hints.consent && mentions[i] && small);
     }
     inside
@@ -590,10 +606,12 @@ impl ContentRoot {
     }
 
     /// True when block `i` sits in a cookie-consent box: an element marked so (a class/id word
-    /// of [`CONSENT_WORDS`] or containing `cookie`, or a dialog role) that holds a form control
-    /// ([`CONTROL_TAGS`], [`CONTROL_ROLES`]) and blocks that speak of cookies, and less than
-    /// [`WRAPPER_SHARE`] of the words of the page's blocks that do not (a consent dialog may be
-    /// longer than the article; a `<body class="cookie-banner-open">` holds the article).
+    /// of [`CONSENT_WORDS`] or containing `cookie` or a [`CONSENT_MANAGERS`] name, or a dialog
+    /// role) that holds a form control ([`CONTROL_TAGS`], [`CONTROL_ROLES`]) and blocks that
+    /// speak of cookies, and less than [`WRAPPER_SHARE`] of the words of the page's blocks that
+    /// do not (a consent dialog may be longer than the article; a `<body
+    /// class="cookie-banner-open">` holds the article) unless it is named after a consent
+    /// manager and sits below `body`.
     /// Never main text for the default and the rules.
     pub fn in_consent(&self, i: usize) -> bool {
         self.flag(&self.in_consent, i)
@@ -613,13 +631,16 @@ impl ContentRoot {
 
 impl ContentRoot {
     /// Rule 6 labels: the page's own main-content element when the vote kept nothing.
-    /// Among the [`is_content_element`] elements outside boilerplate, the deepest one holding
-    /// at least [`ROOT_SHARE`] of the most text words any of them holds (text words: blocks
-    /// outside boilerplate with link density below [`MAX_LENIENT_LINK_DENSITY`]); its text
-    /// blocks are kept when they hold [`FALLBACK_PARAGRAPHS`] paragraphs of [`FALLBACK_CHARS`]
-    /// characters. All Bad otherwise, or when the page marks no content element with text.
+    /// Among the [`is_content_element`] elements outside boilerplate and consent boxes, the
+    /// deepest one holding at least [`ROOT_SHARE`] of the most text words any of them holds
+    /// (text words: blocks outside boilerplate and consent boxes with link density below
+    /// [`MAX_LENIENT_LINK_DENSITY`]); its text blocks are kept when they hold
+    /// [`FALLBACK_PARAGRAPHS`] paragraphs of [`FALLBACK_CHARS`] characters. All Bad otherwise,
+    /// or when the page marks no content element with text.
     pub fn marked_content_fallback(&self, blocks: &[Block]) -> Vec<Label> {
-        let text = |i: usize, b: &Block| !self.in_boilerplate(i) && b.link_density() < MAX_LENIENT_LINK_DENSITY;
+        let text = |i: usize, b: &Block| {
+            !self.in_boilerplate(i) && !self.in_consent(i) && b.link_density() < MAX_LENIENT_LINK_DENSITY
+        };
         let mut words = vec![0usize; self.nodes.len()];
         for (i, block) in blocks.iter().enumerate() {
             if let Some(w) = self.block_node.get(i).and_then(|&n| words.get_mut(n)) {
@@ -633,7 +654,10 @@ impl ContentRoot {
                 words[p] += words[i];
             }
         }
-        let candidates = || (0..self.nodes.len()).filter(|&i| self.nodes[i].hints.content && !self.in_boilerplate[i]);
+        let candidates = || {
+            (0..self.nodes.len())
+                .filter(|&i| self.nodes[i].hints.content && !self.in_boilerplate[i] && !self.in_consent[i])
+        };
         let most = candidates().map(|i| words[i]).max().unwrap_or(0);
         let Some(pick) = candidates()
             .filter(|&i| most > 0 && words[i] as f64 >= ROOT_SHARE * most as f64)
