@@ -106,6 +106,35 @@ fn a_marked_article_stands_in_when_the_vote_keeps_nothing() {
 }
 
 #[test]
+fn a_consent_managers_box_goes_however_long_and_never_stands_in() {
+    let para = "This is a long paragraph of real article text that says something about the topic";
+    let vendor = "Measure advertising performance and select personalised content with our many partners";
+    let vendors: String = (0..12).map(|k| format!("<p>{vendor} {k}</p>")).collect();
+    // The manager's box holds more words than the article, nearly none about cookies; the
+    // body carries the manager's name too, as some managers mark an open banner.
+    let cmp = format!(
+        "<div id=onetrust-consent-sdk><div id=ot-pc-content><h2>Privacy Preference Center</h2>         <p>Performance Cookies</p>{vendors}<button>Accept all</button></div></div>"
+    );
+    let article: String = ["a", "b", "c"].iter().map(|x| format!("<p>{para} {x}</p>")).collect();
+    let kept = |html: &str, vote: u8| -> Vec<String> {
+        let doc = Document::parse(html);
+        let blocks = segment(&doc);
+        let labels = refine(&doc, &blocks, &vec![vote; blocks.len()]);
+        blocks.iter().zip(&labels).filter(|(_, l)| l.is_good()).map(|(b, _)| b.text.clone()).collect()
+    };
+    let page = format!("<body class=onetrust-banner-open><div class=page>{article}</div>{cmp}</body>");
+    let voted = kept(&page, 3);
+    assert_eq!(voted.len(), 3, "{voted:?}");
+    assert!(voted.iter().all(|t| t.starts_with(para)), "{voted:?}");
+    // Nothing voted: rule 6's fallback takes the marked article, not the box's
+    // `#ot-pc-content`, and without a marked article it keeps nothing.
+    let marked = kept(&format!("<body><article>{article}</article>{cmp}</body>"), 0);
+    assert_eq!(marked.len(), 3, "{marked:?}");
+    assert!(marked.iter().all(|t| t.starts_with(para)), "{marked:?}");
+    assert!(kept(&format!("<body><div>{article}</div>{cmp}</body>"), 0).is_empty());
+}
+
+#[test]
 fn markup_hints_read_the_first_and_last_class_words() {
     assert!(element("<nav>x</nav>", "nav"));
     assert!(element("<div role=navigation>x</div>", "div"));
