@@ -22,9 +22,10 @@
 //!    whose voted text is all comments is a thread, and they stay. A BEM modifier
 //!    (`Section--Ads`) is not a class word. Cookie-consent boxes ([`ContentRoot::in_consent`])
 //!    are dropped however long they are, unless they hold half of the text that is not about
-//!    cookies (a consent manager's own box, [`CONSENT_MANAGERS`], below `body` is dropped even
-//!    then); an element marked only by a cookie word ([`COOKIE_WORDS`]) that holds a heading
-//!    and no form control is a manual's section about cookies, not a box.
+//!    cookies (a dialog or a consent manager's own box, [`CONSENT_MANAGERS`], below `body` is
+//!    dropped even then: it draws over the page and never wraps it); an element marked only
+//!    by a cookie word ([`COOKIE_WORDS`]) that holds a heading and no form control is a
+//!    manual's section about cookies, not a box.
 //! 2. **Content root.** The deepest element holding at least [`ROOT_SHARE`] of the voted
 //!    words is the content root (readability's "top candidate", here scored by the vote
 //!    rather than by comma counts); it then climbs to its parent while at least
@@ -216,11 +217,13 @@ pub const COMMENT_ARTICLE_WORDS: usize = 100;
 pub const CONSENT_WORDS: &[&str] = &["consent", "gdpr"];
 /// Names of the consent-management platforms that draw cookie dialogs, found inside a class or
 /// id word (`CybotCookiebotDialog`, `onetrust-pc-sdk`). An element below `body` so named is the
-/// platform's own box: a consent box whatever its length (a preference centre's vendor list
-/// may be far longer than the page's text). See [`ContentRoot::in_consent`].
+/// platform's own box: a consent box whatever its length, as a dialog ([`DIALOG_ROLES`]) is (a
+/// preference centre's vendor list may be far longer than the page's text). See
+/// [`ContentRoot::in_consent`].
 pub const CONSENT_MANAGERS: &[&str] =
     &["onetrust", "cookiebot", "usercentrics", "didomi", "cmplz", "borlabs", "iubenda"];
-/// ARIA roles of dialogs: a dialog whose text speaks of cookies is a consent box.
+/// ARIA roles of dialogs: a dialog whose text speaks of cookies is a consent box, whatever its
+/// length.
 pub const DIALOG_ROLES: &[&str] = &["dialog", "alertdialog"];
 
 /// Class/id words of main-content containers (first or last word of a class).
@@ -292,8 +295,9 @@ struct Hints {
     /// `cookie` anywhere in its class/id, or a [`DIALOG_ROLES`] role; and holding a form
     /// control ([`CONTROL_TAGS`]: a `<section id="cookies">` of a manual has none).
     consent: bool,
-    /// Named after a consent-management platform ([`CONSENT_MANAGERS`]).
-    consent_manager: bool,
+    /// Named after a consent-management platform ([`CONSENT_MANAGERS`]), or a dialog
+    /// ([`DIALOG_ROLES`]): an element that draws over the page, never a page wrapper.
+    overlay: bool,
     /// `boilerplate` only for a [`COOKIE_WORDS`] class/id word: in a page's tree it stays
     /// boilerplate unless it holds a heading and no form control, as a manual's
     /// `<section id="cookies">` does and a cookie notice or its cookie table does not.
@@ -329,23 +333,23 @@ fn element_hints(el: &Element) -> Hints {
             })
     };
     let classed = |list: &[&str]| classed_by(&|w| list.contains(&w));
-    let consent_manager = words.iter().flatten().any(|w| CONSENT_MANAGERS.iter().any(|m| w.contains(m)));
-    let consent = consent_manager
-        || el.attr("role").is_some_and(|r| DIALOG_ROLES.contains(&r.trim().to_ascii_lowercase().as_str()))
-        || words.iter().flatten().any(|w| w.contains("cookie") || CONSENT_WORDS.contains(&w.as_str()));
+    let overlay = words.iter().flatten().any(|w| CONSENT_MANAGERS.iter().any(|m| w.contains(m)))
+        || el.attr("role").is_some_and(|r| DIALOG_ROLES.contains(&r.trim().to_ascii_lowercase().as_str()));
+    let consent =
+        overlay || words.iter().flatten().any(|w| w.contains("cookie") || CONSENT_WORDS.contains(&w.as_str()));
     let boilerplate = tagged || classed(BOILERPLATE_WORDS);
     let cookie_marked =
         boilerplate && !tagged && !classed_by(&|w| BOILERPLATE_WORDS.contains(&w) && !COOKIE_WORDS.contains(&w));
     let comment = classed(COMMENT_WORDS);
-    Hints { boilerplate, content, comment, consent, consent_manager, cookie_marked, landmark, main_landmark }
+    Hints { boilerplate, content, comment, consent, overlay, cookie_marked, landmark, main_landmark }
 }
 
 /// Per element of `nodes` (parents first): inside a cookie-consent box ([`ContentRoot::in_consent`]).
 /// An element marked as one counts only when a block under it mentions cookies and it holds
 /// less than [`WRAPPER_SHARE`] of the page's other words (the words of the blocks that do not
 /// mention cookies: a consent dialog may be longer than the article, a page wrapper holds the
-/// article); on a page whose every block mentions cookies, and for an element named after a
-/// consent manager ([`CONSENT_MANAGERS`]), any marked element below `body`.
+/// article); on a page whose every block mentions cookies, and for a dialog or an element named
+/// after a consent manager ([`Hints::overlay`]), any marked element below `body`.
 fn consent_boxes(nodes: &[NodeInfo], blocks: &[Block], block_node: &[usize]) -> Vec<bool> {
     let mut mentions = vec![false; nodes.len()];
     let mut other_words = vec![0usize; nodes.len()];
@@ -369,7 +373,7 @@ fn consent_boxes(nodes: &[NodeInfo], blocks: &[Block], block_node: &[usize]) -> 
     let mut inside = vec![false; nodes.len()];
     for (i, info) in nodes.iter().enumerate() {
         let parent = info.parent.is_some_and(|p| inside[p]);
-        let small = if page_other == 0 || info.hints.consent_manager {
+        let small = if page_other == 0 || info.hints.overlay {
             info.depth > 1
         } else {
             (other_words[i] as f64) < WRAPPER_SHARE * page_other as f64
@@ -610,8 +614,8 @@ impl ContentRoot {
     /// role) that holds a form control ([`CONTROL_TAGS`], [`CONTROL_ROLES`]) and blocks that
     /// speak of cookies, and less than [`WRAPPER_SHARE`] of the words of the page's blocks that
     /// do not (a consent dialog may be longer than the article; a `<body
-    /// class="cookie-banner-open">` holds the article) unless it is named after a consent
-    /// manager and sits below `body`.
+    /// class="cookie-banner-open">` holds the article) unless it is a dialog or named after a
+    /// consent manager and sits below `body`.
     /// Never main text for the default and the rules.
     pub fn in_consent(&self, i: usize) -> bool {
         self.flag(&self.in_consent, i)
