@@ -113,7 +113,8 @@ fn a_consent_managers_box_goes_however_long_and_never_stands_in() {
     // The manager's box holds more words than the article, nearly none about cookies; the
     // body carries the manager's name too, as some managers mark an open banner.
     let cmp = format!(
-        "<div id=onetrust-consent-sdk><div id=ot-pc-content><h2>Privacy Preference Center</h2>         <p>Performance Cookies</p>{vendors}<button>Accept all</button></div></div>"
+        "<div id=onetrust-consent-sdk><div id=ot-pc-content><h2>Privacy Preference Center</h2>\
+         <p>Performance Cookies</p>{vendors}<button>Accept all</button></div></div>"
     );
     let article: String = ["a", "b", "c"].iter().map(|x| format!("<p>{para} {x}</p>")).collect();
     let kept = |html: &str, vote: u8| -> Vec<String> {
