@@ -32,6 +32,18 @@ pub enum OwnerError {
         /// What the owner file says (its state directory).
         owner: String,
     },
+    /// The directory belongs to an earlier state at this state's own path, deleted since (a
+    /// crawl started over with `rm -rf state`): its corpus files are that crawl's.
+    #[error(
+        "corpus directory {dir} holds the corpus of an earlier crawl state at {state}, which is gone; \
+         to start over, move the corpus files out of {dir} (or delete them), or use another --out"
+    )]
+    EarlierState {
+        /// The corpus directory.
+        dir: PathBuf,
+        /// The state directory (this state's and the earlier one's).
+        state: String,
+    },
     /// A corpus file is there that no state claimed, and this state is new.
     #[error("{file} exists and was not written by this crawl state; move it away or use another --out")]
     Foreign {
@@ -86,11 +98,17 @@ pub fn claim(
     let mut text = String::new();
     file.read_to_string(&mut text).map_err(io)?;
     let owner_id = text.lines().find_map(|l| l.strip_prefix("crawl ")).map(str::trim);
+    let state_path = std::fs::canonicalize(state_dir).unwrap_or_else(|_| state_dir.to_path_buf());
     match owner_id {
         Some(owner) if owner == id => return Ok(CorpusClaim { _file: file }),
         Some(_) => {
             let owner = text.lines().find_map(|l| l.strip_prefix("state ")).unwrap_or("unknown").trim().to_string();
-            return Err(OwnerError::OtherState { dir: out_dir.to_path_buf(), owner }.into());
+            let dir = out_dir.to_path_buf();
+            return Err(match owner == state_path.display().to_string() {
+                true => OwnerError::EarlierState { dir, state: owner },
+                false => OwnerError::OtherState { dir, owner },
+            }
+            .into());
         }
         None => {}
     }
@@ -98,7 +116,6 @@ pub fn claim(
     if has_corpus && state.corpus_offset()? == 0 {
         return Err(OwnerError::Foreign { file: corpus_file.to_path_buf() }.into());
     }
-    let state_path = std::fs::canonicalize(state_dir).unwrap_or_else(|_| state_dir.to_path_buf());
     file.set_len(0).map_err(io)?;
     file.rewind().map_err(io)?;
     write!(file, "crawl {id}\nstate {}\n", state_path.display()).map_err(io)?;
@@ -132,6 +149,15 @@ mod tests {
         let other = claim(&b, &dir_b, &out, &file).expect_err("owned by a");
         assert!(other.to_string().contains("belongs to another crawl state"), "{other}");
         claim(&a, &dir_a, &out, &file).expect("the owner claims again");
+
+        // State `a` deleted and started afresh at the same path: the corpus is the old
+        // crawl's, and the message says how to start over.
+        drop(a);
+        std::fs::remove_dir_all(&dir_a).expect("rm state a");
+        let a2 = open_state_dir(&dir_a).expect("new state a");
+        let earlier = claim(&a2, &dir_a, &out, &file).expect_err("the corpus is the earlier crawl's");
+        assert!(matches!(earlier, CrawlError::Owner(OwnerError::EarlierState { .. })), "{earlier}");
+        assert!(earlier.to_string().contains("to start over, move the corpus files out of"), "{earlier}");
 
         let foreign_out = tmp.path().join("old");
         std::fs::create_dir_all(&foreign_out).expect("dir");
