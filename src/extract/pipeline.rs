@@ -8,7 +8,7 @@
 //! the host has a [`DomainModel`] (see `default_labels`).
 
 use crate::domain::DomainModel;
-use crate::extract::combiner::{self, CombinerModel};
+use crate::extract::combiner::{self, CombinerAnswer, CombinerModel};
 use crate::extract::content_root;
 use crate::extract::goldminer::{self, GoldMiner};
 use crate::extract::headline;
@@ -243,7 +243,7 @@ pub fn extract_document(
     model: Option<&DomainModel>,
     settings: &ExtractSettings,
 ) -> Result<PageExtraction, ExtractError> {
-    let PageLabels { labels, stoplist, model_use, model_share } = page_labels(doc, blocks, kind, model, settings)?;
+    let PageLabels { labels, stoplist, model_use, model_share, .. } = page_labels(doc, blocks, kind, model, settings)?;
     let paragraphs = blocks
         .iter()
         .zip(&labels)
@@ -273,6 +273,8 @@ pub struct PageLabels {
     pub model_use: ModelUse,
     /// See [`PageExtraction::model_share`].
     pub model_share: Option<f64>,
+    /// See [`DefaultLabels::combiner`].
+    pub combiner: Option<CombinerAnswer>,
 }
 
 /// The labels of [`extract_document`]: `blocks` of `doc` labelled by extractor `kind`, with
@@ -294,7 +296,7 @@ pub fn page_labels(
     // (a Russian article under an English menu, a Japanese page whose sample held English
     // navigation), the page is labelled again once with the stoplist of that language.
     if settings.language.as_deref().is_none_or(|l| l.trim().is_empty() || l.eq_ignore_ascii_case("auto")) {
-        let kept = blocks.iter().zip(&labelled.0).filter(|(_, l)| l.is_good()).map(|(b, _)| b.text.as_str());
+        let kept = blocks.iter().zip(&labelled.labels).filter(|(_, l)| l.is_good()).map(|(b, _)| b.text.as_str());
         if let Some(language) =
             dominant_language(kept, stoplist.language.as_deref()).filter(|l| *l != stoplist.language.as_deref())
         {
@@ -302,15 +304,16 @@ pub fn page_labels(
             labelled = label_blocks(doc, blocks, kind, model, settings, &stoplist)?;
         }
     }
-    let (labels, model_use, model_share) = labelled;
+    let DefaultLabels { labels, model_use, model_share, combiner } = labelled;
     if labels.len() != blocks.len() {
         return Err(ExtractError::LabelCount { extractor: kind.name(), labels: labels.len(), blocks: blocks.len() });
     }
-    Ok(PageLabels { labels, stoplist, model_use, model_share })
+    Ok(PageLabels { labels, stoplist, model_use, model_share, combiner })
 }
 
-/// The labels of `blocks` by extractor `kind` with `stoplist`, how the model took part, and
-/// the model's word share ([`PageExtraction::model_share`]).
+/// The labels of `blocks` by extractor `kind` with `stoplist`, how the model took part, the
+/// model's word share ([`PageExtraction::model_share`]) and, for `default`, the combiner's
+/// answer.
 fn label_blocks(
     doc: &Document,
     blocks: &[Block],
@@ -318,10 +321,11 @@ fn label_blocks(
     model: Option<&DomainModel>,
     settings: &ExtractSettings,
     stoplist: &Stoplist,
-) -> Result<(Vec<Label>, ModelUse, Option<f64>), ExtractError> {
+) -> Result<DefaultLabels, ExtractError> {
     let ctx = ExtractContext { stoplist, justext: &settings.justext, model };
     let mut model_use = if model.is_some() { ModelUse::Applied } else { ModelUse::None };
     let mut model_share = None;
+    let mut combined = None;
     let labels = match kind {
         ExtractorKind::JusText => JusText.classify(doc, blocks, &ctx)?,
         ExtractorKind::GoldMiner => GoldMiner.classify(doc, blocks, &ctx)?,
@@ -334,6 +338,7 @@ fn label_blocks(
             let default = default_labels(doc, blocks, &ctx, &settings.stadynot, combiner)?;
             model_use = default.model_use;
             model_share = default.model_share;
+            combined = default.combiner;
             default.labels
         }
         ExtractorKind::Bte => crate::extract::bte::Bte.classify(doc, blocks, &ctx)?,
@@ -342,7 +347,7 @@ fn label_blocks(
             .classify(doc, blocks, &ctx)?,
         ExtractorKind::Boilernet => crate::boilernet::extractor::labels(&settings.boilernet, doc, blocks, &ctx)?,
     };
-    Ok((labels, model_use, model_share))
+    Ok(DefaultLabels { labels, model_use, model_share, combiner: combined })
 }
 
 /// The default pipeline's answer for one page ([`default_labels`]).
@@ -356,6 +361,9 @@ pub struct DefaultLabels {
     /// labels over words kept by the unlearned ones (before the guard; see
     /// [`PageExtraction::model_share`]).
     pub model_share: Option<f64>,
+    /// The combiner's answer on which the labels were built (the `default` extractor; `None`
+    /// for `rules` and the other extractors).
+    pub combiner: Option<CombinerAnswer>,
 }
 
 /// The default pipeline's labels: a majority vote of three extractors' block labels, cut to
@@ -400,10 +408,13 @@ pub fn default_labels(
     // The unlearned labels, always: they are the answer without a model and the guard with one.
     // `never_main`: blocks in a comment section below an article or in a cookie-consent box,
     // which no step adds back (the GoldMiner stretch of step 5 included).
+    let mut answer = None;
     let (justext_labels, boilerpipe_labels, stadynot_labels, mut unlearned, never_main) = match combiner {
         Some(model) => {
             let inputs = combiner::inputs(doc, blocks, ctx.stoplist, ctx.justext, params)?;
-            let labels = model.labels(&inputs);
+            let combined = model.answer(&inputs);
+            let labels = combined.labels.clone();
+            answer = Some(combined);
             let never_main: Vec<bool> = inputs.comments.iter().zip(&inputs.consent).map(|(&c, &k)| c || k).collect();
             (inputs.justext, inputs.boilerpipe, inputs.stadynot, labels, never_main)
         }
@@ -419,9 +430,14 @@ pub fn default_labels(
         }
     };
     headline::keep_headline(doc, blocks, &mut unlearned, None);
-    let plain = |labels: Vec<Label>, model_use: ModelUse| DefaultLabels { labels, model_use, model_share: None };
+    let plain = |labels: Vec<Label>, model_use: ModelUse, combiner: Option<CombinerAnswer>| DefaultLabels {
+        labels,
+        model_use,
+        model_share: None,
+        combiner,
+    };
     let Some(model) = ctx.model else {
-        return Ok(plain(unlearned, ModelUse::None));
+        return Ok(plain(unlearned, ModelUse::None, answer));
     };
 
     let gold_miner = model.goldminer.as_ref();
@@ -436,7 +452,7 @@ pub fn default_labels(
     let has_static = !model.stadynot.keys.is_empty();
     let used = if gold_miner.is_some() && stretch.is_none() { ModelUse::Unmatched } else { ModelUse::Applied };
     if stretch.is_none() && !has_static {
-        return Ok(plain(unlearned, used));
+        return Ok(plain(unlearned, used, answer));
     }
     // jusText; inside a learned stretch GoldMiner's lenient jusText (its labels are also kept
     // without the vote, step 5).
@@ -491,8 +507,8 @@ pub fn default_labels(
                 && 3 * dropped_like_kept(blocks, &labels, &comparable_labels) > comparable
         });
     Ok(match rejected {
-        true => DefaultLabels { labels: unlearned, model_use: ModelUse::Rejected, model_share },
-        false => DefaultLabels { labels, model_use: used, model_share },
+        true => DefaultLabels { labels: unlearned, model_use: ModelUse::Rejected, model_share, combiner: answer },
+        false => DefaultLabels { labels, model_use: used, model_share, combiner: answer },
     })
 }
 

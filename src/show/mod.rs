@@ -27,7 +27,7 @@ pub use render::render;
 use crate::domain::DomainModel;
 use crate::extract::content_root::ContentRoot;
 use crate::extract::pipeline::{page_labels, ExtractSettings, ModelUse, PageLabels};
-use crate::extract::{combiner, goldminer, justext, stadynot, ExtractError, ExtractorKind};
+use crate::extract::{goldminer, justext, stadynot, ExtractError, ExtractorKind};
 use crate::html::{segment, Document};
 use crate::model::{Label, ParagraphKind, Record};
 use std::collections::HashMap;
@@ -59,7 +59,7 @@ pub enum Fate {
     /// In a cookie-consent box (the default and the rules never keep those).
     ConsentBox,
     /// The learned combiner's probability of main content is below its threshold, on a page
-    /// whose combiner answer stands ([`combiner::CombinerModel::gives_way`]).
+    /// whose combiner answer stands ([`crate::extract::combiner::CombinerModel::gives_way`]).
     Combiner,
     /// Inside StaDyNoT dynamic noise (a link list).
     DynamicNoise,
@@ -221,7 +221,8 @@ pub fn explain_page(
 ) -> Result<PageView, ExtractError> {
     let doc = Document::parse(html);
     let blocks = segment(&doc);
-    let PageLabels { labels, stoplist, model_use, .. } = page_labels(&doc, &blocks, kind, model, settings)?;
+    let PageLabels { labels, stoplist, model_use, combiner: combined, .. } =
+        page_labels(&doc, &blocks, kind, model, settings)?;
     let learned = model.filter(|_| model_use != ModelUse::Rejected);
     // The learned stretch and the static noise, as default_labels applies them.
     let stretch = learned
@@ -239,7 +240,6 @@ pub fn explain_page(
     let voted: Vec<bool> = labels.iter().map(|l| l.is_good()).collect();
     let root = ContentRoot::find(&doc, &blocks, &voted);
     let context_free = justext::classify_context_free(&blocks, &stoplist, &settings.justext);
-    let combined = combiner_view(&doc, &blocks, kind, &stoplist, settings)?;
     let mut written_left: HashMap<&str, usize> = HashMap::new();
     let record: &[String] = if let Written::Record(texts) = written { texts } else { &[] };
     for text in record {
@@ -310,38 +310,6 @@ pub fn explain_page(
         }
     }
     Ok(PageView { url: url.to_string(), title: doc.title.clone(), model_use, blocks: views })
-}
-
-/// What the default extractor's combiner said of each block of a page.
-struct CombinerView {
-    probabilities: Vec<f32>,
-    threshold: f32,
-    comments: Vec<bool>,
-    /// The page's answer gave way to the rule-based labels
-    /// ([`combiner::CombinerModel::gives_way`]): no block was dropped for its probability.
-    gave_way: bool,
-}
-
-/// The combiner's answer for the page when `kind` is the default extractor (the model of
-/// `settings`, else the shipped one), computed as `default_labels` computes it.
-fn combiner_view(
-    doc: &Document,
-    blocks: &[crate::model::Block],
-    kind: ExtractorKind,
-    stoplist: &crate::extract::stoplist::Stoplist,
-    settings: &ExtractSettings,
-) -> Result<Option<CombinerView>, ExtractError> {
-    if kind != ExtractorKind::Default {
-        return Ok(None);
-    }
-    let model = settings.combiner_model()?;
-    let inputs = combiner::inputs(doc, blocks, stoplist, &settings.justext, &settings.stadynot)?;
-    Ok(Some(CombinerView {
-        probabilities: model.probabilities(&inputs),
-        threshold: model.threshold,
-        gave_way: model.gives_way(&inputs),
-        comments: inputs.comments,
-    }))
 }
 
 /// Errors of `show`.
@@ -461,6 +429,7 @@ pub fn show_host(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::extract::combiner;
 
     /// A page whose combiner answer gives way to the rule-based labels shows no block as
     /// dropped by the combiner, though every probability is under the threshold.

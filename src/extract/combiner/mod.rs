@@ -153,12 +153,7 @@ impl CombinerModel {
     /// CleanEval's annotators kept them, the others did not), and cookie-consent boxes. When
     /// the answer gives way ([`CombinerModel::gives_way`]), the rule-based labels stand.
     pub fn labels(&self, inputs: &CombinerInputs) -> Vec<Label> {
-        let own = self.own_labels(inputs);
-        if gives_way(inputs, &own) {
-            inputs.refined.clone()
-        } else {
-            own
-        }
+        self.answer(inputs).labels
     }
 
     /// Whether the combiner's answer for the page gives way to the rule-based labels: it keeps
@@ -167,16 +162,18 @@ impl CombinerModel {
     /// never empties or all but empties a page the rules give text (a product grid or a shop
     /// page whose every block the model doubts).
     pub fn gives_way(&self, inputs: &CombinerInputs) -> bool {
-        gives_way(inputs, &self.own_labels(inputs))
+        self.answer(inputs).gave_way
     }
 
-    /// The labels by the threshold, comments and consent boxes dropped.
-    fn own_labels(&self, inputs: &CombinerInputs) -> Vec<Label> {
-        self.probabilities(inputs)
-            .into_iter()
+    /// The whole answer for a page, the trees evaluated once: [`CombinerModel::labels`], the
+    /// probabilities they came from and whether they gave way.
+    pub fn answer(&self, inputs: &CombinerInputs) -> CombinerAnswer {
+        let probabilities = self.probabilities(inputs);
+        let own: Vec<Label> = probabilities
+            .iter()
             .zip(inputs.comments.iter().zip(&inputs.consent))
             .map(
-                |(p, (&comment, &consent))| {
+                |(&p, (&comment, &consent))| {
                     if p >= self.threshold && !comment && !consent {
                         Label::Good
                     } else {
@@ -184,8 +181,27 @@ impl CombinerModel {
                     }
                 },
             )
-            .collect()
+            .collect();
+        let gave_way = gives_way(inputs, &own);
+        let labels = if gave_way { inputs.refined.clone() } else { own };
+        CombinerAnswer { labels, probabilities, threshold: self.threshold, gave_way, comments: inputs.comments.clone() }
     }
+}
+
+/// The combiner's answer for one page ([`CombinerModel::answer`]), one entry per block.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CombinerAnswer {
+    /// The labels ([`CombinerModel::labels`]).
+    pub labels: Vec<Label>,
+    /// Probability of main content.
+    pub probabilities: Vec<f32>,
+    /// The model's threshold on the probabilities.
+    pub threshold: f32,
+    /// The answer gave way to the rule-based labels ([`CombinerModel::gives_way`]): no block
+    /// was dropped for its probability.
+    pub gave_way: bool,
+    /// In a comment section below an article: never kept, whatever the probability.
+    pub comments: Vec<bool>,
 }
 
 /// [`CombinerModel::gives_way`] for the combiner's own labels `own`.
@@ -283,8 +299,12 @@ mod tests {
         only_first.gbdt = gbdt::Gbdt::new(features::FEATURES, 0.0, vec![stump]);
         inp.features[col] = 1.0;
         assert_eq!(only_first.labels(&inp), inp.refined);
+        let answer = only_first.answer(&inp);
+        assert!(answer.gave_way && answer.labels == inp.refined);
+        assert_eq!(answer.probabilities, only_first.probabilities(&inp));
         inp.words[0] = 100;
         assert_eq!(only_first.labels(&inp), vec![Label::Good, Label::Bad, Label::Bad, Label::Bad]);
+        assert!(!only_first.answer(&inp).gave_way);
         // Below MIN_RULES_WORDS the rules' words do not count: only an empty answer gives way.
         inp.words = vec![2, 10, 10, 10];
         assert_eq!(only_first.labels(&inp), vec![Label::Good, Label::Bad, Label::Bad, Label::Bad]);
