@@ -350,7 +350,8 @@ fn label_blocks(
     Ok(DefaultLabels { labels, model_use, model_share, combiner: combined })
 }
 
-/// The default pipeline's answer for one page ([`default_labels`]).
+/// One page's labels as an extractor decides them: the default pipeline's answer
+/// ([`default_labels`]), also the shape every other extractor's labels take in `page_labels`.
 #[derive(Debug, Clone)]
 pub struct DefaultLabels {
     /// One label per block.
