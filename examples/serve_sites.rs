@@ -5,7 +5,7 @@
 //!
 //! `cargo run --example serve_sites -- [--addr 127.0.0.1:8700] [--sites DIR] [--cleanportaleval DIR] [--log]`
 
-#[path = "../tests/support/site_server.rs"]
+#[path = "../tests/it/support/site_server.rs"]
 mod site_server;
 
 use site_server::{shared_sites, SiteRoot, SiteServer};

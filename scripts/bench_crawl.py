@@ -160,7 +160,7 @@ worker_rlimit_nofile 8192;
 events {{ worker_connections 4096; }}
 http {{
     types {{ text/html html htm; text/plain txt; application/xml xml; }}
-    default_type text/html;     # like tests/support/site_server.rs: no extension = text/html
+    default_type text/html;     # like tests/it/support/site_server.rs: no extension = text/html
     log_format bench '$msec $request_time $host $status $body_bytes_sent "$sent_http_content_type" $request_uri';
     access_log {prefix}/access.log bench;
     client_body_temp_path {prefix}/tmp/body;
@@ -194,7 +194,7 @@ http {{
 def cmd_nginx_conf(a):
     os.makedirs(os.path.join(a.prefix, "tmp"), exist_ok=True)
     if a.shared:
-        # The five real sites, by Host header, as tests/support/site_server.rs::shared_sites maps them.
+        # The five real sites, by Host header, as tests/it/support/site_server.rs::shared_sites maps them.
         lines = ["    map $host $bench_site {", "        default __unknown_host__;"]
         for h in REAL_SITES:
             lines.append(f"        {h} {h};")

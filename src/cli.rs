@@ -259,8 +259,7 @@ pub struct CrawlArgs {
     #[arg(long, value_name = "[ADDRESS:]PORT")]
     pub status: Option<String>,
     /// Join a crawl shared by several workers through this Redis server, e.g.
-    /// `redis://10.0.0.5:6379/` (overrides [cluster] redis; README, "Running on several
-    /// machines").
+    /// `redis://10.0.0.5:6379/` (overrides [cluster] redis; see `docs/cluster.md`).
     #[arg(long, value_name = "REDIS_URL")]
     pub cluster: Option<String>,
     /// This worker's name in the cluster crawl, unique and the same across its restarts
@@ -353,7 +352,8 @@ pub struct ShowArgs {
     /// Only this page of the host.
     #[arg(long)]
     pub url: Option<String>,
-    /// The crawl's corpus directory, with its `warc/` (default: [crawl] out_dir).
+    /// The crawl's corpus directory, with its `warc/` (default: where the crawl wrote, as its
+    /// state records it, else [crawl] out_dir).
     #[arg(long)]
     pub corpus: Option<PathBuf>,
     /// Pages shown at most, in crawl order.

@@ -275,7 +275,12 @@ impl Config {
         Ok(config)
     }
 
-    fn validate(&self, path: &Path) -> Result<(), ConfigError> {
+    /// Validate a config, also after command-line flags changed it: the checks of
+    /// [`Config::load`]; `path` names where the values came from in messages.
+    ///
+    /// # Errors
+    /// [`ConfigError::Invalid`] naming `path`, the key and the reason.
+    pub fn validate(&self, path: &Path) -> Result<(), ConfigError> {
         let invalid =
             |key: &'static str, reason: String| ConfigError::Invalid { path: path.to_path_buf(), key, reason };
         if !(self.learn.relearn_miss_rise > 0.0 && self.learn.relearn_miss_rise <= 1.0) {
@@ -504,6 +509,11 @@ enabled = false
             let err = Config::parse(toml, Path::new("x.toml")).expect_err(toml).to_string();
             assert!(err.contains(key), "{toml}: {err}");
         }
+        // A value set by a flag after the file was read is checked as one from the file.
+        let mut config = Config::default();
+        config.politeness.min_delay = std::time::Duration::from_secs(99_999_999_999);
+        let err = config.validate(Path::new("config.toml and the command line")).unwrap_err().to_string();
+        assert!(err.contains("politeness.min_delay") && err.contains("the command line"), "{err}");
         assert!(Config::parse("[net]\nallow = [\"10.0.0.0/8\", \"intranet.example\"]\n", Path::new("x.toml")).is_ok());
         let err =
             Config::parse("[boilernet]\nmodel = \"/nonexistent/bn.wcnn\"\n", Path::new("x.toml")).expect_err("missing");

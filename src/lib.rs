@@ -33,6 +33,8 @@ pub mod model;
 pub mod nn;
 pub mod show;
 pub mod store;
+#[cfg(test)]
+mod testdata;
 pub mod write;
 
 pub use model::{Block, Label, ParagraphKind, Record};

@@ -123,9 +123,8 @@ fn crawl(args: CrawlArgs) -> Result<u8> {
     if let Some(name) = args.crawl_name {
         config.cluster.name = name;
     }
-    if let Some((key, reason)) = config.cluster.check() {
-        anyhow::bail!("{}: {key}: {reason}", args.config.display());
-    }
+    // The file's values with the flags on top, checked as one.
+    config.validate(Path::new(&format!("{} and the command line", args.config.display())))?;
     let opts = CrawlOptions { config, seeds: args.seeds, quiet: args.quiet, refresh: args.refresh };
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting tokio")?;
     let summary = runtime.block_on(webcorpus::crawl::run(opts))?;
@@ -192,7 +191,7 @@ fn extract(args: ExtractArgs) -> Result<()> {
                 bail!("--site {site}: none of the files could be read");
             }
             // The crawl's rule: below `min_sample` pages a site is extracted without a model.
-            if sample.len() < config.learn.min_sample {
+            if !webcorpus::domain::learns_whole_site(&config.learn, sample.len()) {
                 eprintln!(
                     "--site {site}: {} pages, fewer than [learn] min_sample = {}: no model, each page extracted alone",
                     sample.len(),
@@ -336,9 +335,11 @@ fn show(args: ShowArgs) -> Result<()> {
     let (host, view) = match (&args.site, &args.host) {
         (Some(site), _) => (site.clone(), show_site(site, &args.files, args.max_pages, &config)?),
         (None, Some(host)) => {
-            let corpus = args.corpus.clone().unwrap_or_else(|| config.crawl.out_dir.clone());
             let url = args.url.as_deref();
-            (host.clone(), webcorpus::show::show_host(&args.state, &corpus, host, url, args.max_pages, &config)?)
+            (
+                host.clone(),
+                webcorpus::show::show_host(&args.state, args.corpus.as_deref(), host, url, args.max_pages, &config)?,
+            )
         }
         (None, None) => bail!("show: give --host (a host of a crawl) or --site NAME FILE..."),
     };
@@ -375,7 +376,7 @@ fn show_site(
     if sample.is_empty() {
         bail!("--site {site}: none of the files could be read");
     }
-    let model = (sample.len() >= config.learn.min_sample)
+    let model = webcorpus::domain::learns_whole_site(&config.learn, sample.len())
         .then(|| learn(site, &sample, config.crawl.language(), &config.justext, &config.learn));
     let kind = config.crawl.extractor;
     let mut views = Vec::new();

@@ -85,7 +85,7 @@ pub struct Paragraph {
     pub text: String,
 }
 
-/// One corpus document: a JSONL line. Field names are the corpus format; see README.
+/// One corpus document: a JSONL line. Field names are the corpus format; see `docs/corpus.md`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Record {
     /// A stable id: xxh3-128 of `final_url` in 32 hex digits ([`record_id`]). A page fetched

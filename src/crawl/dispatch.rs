@@ -8,13 +8,14 @@
 //! through [`CrawlState`], so the dispatch logic runs in tests without network or disk.
 
 use crate::crawl::fetch::{FetchError, FetchedPage, Fetcher, Recorded, Validators};
-use crate::crawl::hosts::{DueQueue, HostRuntime, ModelState};
-use crate::crawl::messages::{send_queued, CommitMsg, Event, PageDone, PageMode, PageResult, WorkItem};
+use crate::crawl::hosts::{DueQueue, HostRuntime};
+use crate::crawl::messages::{send_queued, CommitMsg, Event, PageDone, PageResult, WorkItem};
 use crate::crawl::politeness::{HostPoliteness, PolitenessConfig};
 use crate::crawl::progress::{HostCounts, Progress};
 use crate::crawl::robots::{RobotsEntry, RobotsStatus};
 use crate::crawl::shutdown::Shutdown;
 use crate::crawl::CrawlError;
+use crate::domain::HostModel;
 use crate::store::{Counters, CrawlState, FrontierEntry, UrlKind};
 use crate::write::warc::HttpExchange;
 use crossbeam_channel::Sender;
@@ -95,7 +96,7 @@ enum Fetched {
     Page {
         ticket: u64,
         entry: FrontierEntry,
-        mode: PageMode,
+        mode: HostModel,
         result: Result<FetchedPage, FetchError>,
         exchanges: Vec<HttpExchange>,
         response_time: Duration,
@@ -221,7 +222,7 @@ impl<F: Fetch> Dispatcher<F> {
         host: &str,
         seed: Url,
         robots: Option<RobotsEntry>,
-        model: ModelState,
+        model: HostModel,
         dead: bool,
     ) -> usize {
         if let Some(&idx) = self.index.get(host) {
@@ -503,10 +504,7 @@ impl<F: Fetch> Dispatcher<F> {
                 self.send_result(idx, entry, PageResult::RobotsDisallowed, Vec::new());
                 continue;
             }
-            let mode = match &h.model {
-                ModelState::Sampling => PageMode::Sample,
-                ModelState::Ready(model) => PageMode::Extract(model.clone()),
-            };
+            let mode = h.model.clone();
             let ticket = h.next_ticket;
             h.next_ticket += 1;
             h.outstanding += 1;
@@ -645,7 +643,7 @@ impl<F: Fetch> Dispatcher<F> {
         idx: usize,
         ticket: u64,
         entry: FrontierEntry,
-        mode: PageMode,
+        mode: HostModel,
         fetch: FetchReply,
         t: Instant,
     ) {
@@ -721,7 +719,7 @@ impl<F: Fetch> Dispatcher<F> {
                 // New work first: a host whose last page brought links is not dry.
                 for (host, seed) in new_work {
                     let seed = Url::parse(&seed).unwrap_or_else(|_| Url::parse("http://invalid/").expect("valid"));
-                    self.add_host(&host, seed, None, ModelState::Sampling, false);
+                    self.add_host(&host, seed, None, HostModel::Sampling, false);
                 }
                 for host in pages {
                     if let Some(&idx) = self.index.get(&host) {
@@ -737,13 +735,13 @@ impl<F: Fetch> Dispatcher<F> {
             }
             Event::Model { host, model } => {
                 if let Some(&idx) = self.index.get(&host) {
-                    self.hosts[idx].model = ModelState::Ready(model);
+                    self.hosts[idx].model = HostModel::Ready(model);
                 }
             }
             Event::Resample { host } => {
                 if let Some(&idx) = self.index.get(&host) {
                     let h = &mut self.hosts[idx];
-                    h.model = ModelState::Sampling;
+                    h.model = HostModel::Sampling;
                     h.dry_sent = false;
                     if h.outstanding == 0 {
                         self.check_dry(idx);
@@ -771,7 +769,7 @@ impl<F: Fetch> Dispatcher<F> {
     fn check_dry(&mut self, idx: usize) {
         let grace = self.cluster.as_ref().map(|c| c.dry_grace);
         let h = &mut self.hosts[idx];
-        if !h.dry_sent && matches!(h.model, ModelState::Sampling) && h.idle() {
+        if !h.dry_sent && matches!(h.model, HostModel::Sampling) && h.idle() {
             if let Some(grace) = grace.filter(|_| !h.moved) {
                 let since = *h.idle_since.get_or_insert_with(Instant::now);
                 if since.elapsed() < grace {
@@ -789,9 +787,9 @@ impl<F: Fetch> Dispatcher<F> {
         for h in &self.hosts {
             match (&h.model, h.dead) {
                 (_, true) => counts.dead += 1,
-                (ModelState::Sampling, _) => counts.sampling += 1,
-                (ModelState::Ready(Some(_)), _) => counts.learned += 1,
-                (ModelState::Ready(None), _) => counts.fallback += 1,
+                (HostModel::Sampling, _) => counts.sampling += 1,
+                (HostModel::Ready(Some(_)), _) => counts.learned += 1,
+                (HostModel::Ready(None), _) => counts.fallback += 1,
             }
         }
         let queued = self.hosts.iter().filter(|h| h.has_work || !h.window.is_empty()).count();
@@ -897,7 +895,7 @@ mod tests {
         let (commit_tx, commit_rx) = crossbeam_channel::unbounded();
         let (events_tx, events_rx) = tokio::sync::mpsc::unbounded_channel();
         let mut d = Dispatcher::new(fetch.clone(), state, cfg, work_tx, commit_tx, events_rx);
-        d.add_host("a.test", Url::parse("http://a.test/").unwrap(), None, ModelState::Sampling, false);
+        d.add_host("a.test", Url::parse("http://a.test/").unwrap(), None, HostModel::Sampling, false);
         let committer = tokio::spawn(async move {
             let mut out = Outcome { results: Vec::new(), dead: Vec::new(), dry: Vec::new(), requests: Vec::new() };
             loop {

@@ -5,22 +5,12 @@
 
 use crate::crawl::politeness::HostPoliteness;
 use crate::crawl::robots::{RobotsEntry, RobotsPolicy};
-use crate::domain::DomainModel;
+use crate::domain::HostModel;
 use crate::store::FrontierEntry;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
-use std::sync::Arc;
 use std::time::Instant;
 use url::Url;
-
-/// Where a host's pages go once fetched.
-#[derive(Clone)]
-pub enum ModelState {
-    /// No model yet: pages are kept for the sample.
-    Sampling,
-    /// Extract with this model (`None`: jusText fallback).
-    Ready(Option<Arc<DomainModel>>),
-}
 
 /// What dispatch knows of one host during this run.
 pub struct HostRuntime {
@@ -47,7 +37,7 @@ pub struct HostRuntime {
     /// Dispatched pages not yet durable.
     pub outstanding: u64,
     /// Sample or extract.
-    pub model: ModelState,
+    pub model: HostModel,
     /// The committer was told the host is dry.
     pub dry_sent: bool,
     /// Given up.
@@ -62,7 +52,7 @@ pub struct HostRuntime {
 
 impl HostRuntime {
     /// A host with work, due at once.
-    pub fn new(host: String, seed: Url, politeness: HostPoliteness, model: ModelState) -> HostRuntime {
+    pub fn new(host: String, seed: Url, politeness: HostPoliteness, model: HostModel) -> HostRuntime {
         HostRuntime {
             host,
             seed,

@@ -7,7 +7,7 @@ use crate::classify::PageClass;
 use crate::crawl::fetch::{FetchedPage, Validators};
 use crate::crawl::robots::RobotsEntry;
 use crate::crawl::sources::SourceUrls;
-use crate::domain::DomainModel;
+use crate::domain::{DomainModel, HostModel};
 use crate::extract::pipeline::PageExtraction;
 use crate::extract::ExtractError;
 use crate::store::{Counters, FrontierEntry, UrlKind};
@@ -78,16 +78,6 @@ impl Discard {
             Discard::WrongLanguage => "wrong_language".into(),
         }
     }
-}
-
-/// How a fetched page is processed, fixed by dispatch when the request starts. For one host
-/// the mode only moves from `Sample` to `Extract`, so pages reach the committer in fetch order.
-#[derive(Clone)]
-pub enum PageMode {
-    /// The host has no model yet: keep the decoded HTML in the state.
-    Sample,
-    /// Extract now with the host's model (`None`: jusText-only fallback or no learning).
-    Extract(Option<Arc<DomainModel>>),
 }
 
 /// The CPU work done on a 2xx response by a worker.
@@ -202,8 +192,9 @@ pub enum WorkItem {
         entry: FrontierEntry,
         /// The response.
         page: Box<FetchedPage>,
-        /// Sample or extract.
-        mode: PageMode,
+        /// Sample or extract, fixed by dispatch when the request starts (for one host it only
+        /// moves from sampling to extracting, so pages reach the committer in fetch order).
+        mode: HostModel,
         /// The fetch's HTTP exchanges, passed on to the committer.
         exchanges: Vec<HttpExchange>,
         /// The host's politeness delay after this response, in milliseconds.

@@ -12,6 +12,7 @@
 //! stages; its URLs travel through Redis and it fetches only the hosts of its partitions.
 
 pub mod address;
+pub mod admission;
 pub mod committer;
 pub mod dispatch;
 pub mod fetch;

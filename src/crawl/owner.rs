@@ -72,6 +72,21 @@ pub struct CorpusClaim {
 /// # Errors
 /// [`OwnerError`] (in [`CrawlError::Owner`]) when the directory is locked, belongs to
 /// another state, or holds a corpus file this new state did not write; the store's error.
+/// Remember `out_dir`, the corpus directory this crawl claimed, in its state (absolute), so
+/// that `show --state` finds the corpus and WARC files of a crawl run with `--out`.
+///
+/// # Errors
+/// The store's.
+pub fn record_corpus_dir(state: &CrawlState, out_dir: &Path) -> Result<(), CrawlError> {
+    let absolute = std::fs::canonicalize(out_dir).unwrap_or_else(|_| out_dir.to_path_buf());
+    if state.corpus_dir()?.as_deref() != Some(absolute.as_path()) {
+        let mut batch = state.batch();
+        batch.set_corpus_dir(&absolute);
+        state.commit(batch)?;
+    }
+    Ok(())
+}
+
 pub fn claim(
     state: &CrawlState,
     state_dir: &Path,

@@ -7,8 +7,9 @@
 //! ([`read_warc`](crate::extract::warc_input::read_warc)): (1) the HTML responses are counted
 //! per host; (2) each host's sample is kept, its first
 //! [`sample_size`](crate::domain::LearnParams::sample_size) readable pages in file order, and
-//! its model learned as soon as the sample is complete, exactly as the crawl does (a host with
-//! fewer than [`min_sample`](crate::domain::LearnParams::min_sample) pages gets no model); (3)
+//! its model learned as soon as the sample is complete, by the crawl's own
+//! [`HostLearning`] (a host whose last page comes before a full sample is learned from at least
+//! [`min_sample`](crate::domain::LearnParams::min_sample) pages, else gets no model); (3)
 //! every page is extracted with its host's model and classified, deduplicated by Onion against
 //! everything written before it, and written as a [`crate::model::Record`] in file order.
 //! Memory holds the samples of the hosts whose sample is still incomplete, at most
@@ -31,7 +32,7 @@ use crate::crawl::record::{record_of, RecordSource};
 use crate::crawl::workers::{extract_and_classify, PageTools};
 use crate::dedup::{DedupError, Onion, OnionScratch, SeenSet};
 use crate::domain::learn::{learn_documents, parse_sample};
-use crate::domain::DomainModel;
+use crate::domain::{DomainModel, HostLearning, LearningAction, LearningEvent, SamplingRule};
 use crate::extract::pipeline::ExtractSettings;
 use crate::extract::warc_input::{read_warc_with_progress, WarcInputError, WarcPage};
 use crate::html::sniff::{binary_kind, unreadable_share, MAX_UNREADABLE_SHARE};
@@ -75,12 +76,13 @@ pub struct ReplaySummary {
     pub skipped: BTreeMap<String, u64>,
 }
 
-/// A host's learning state during pass 2.
-enum Learning {
-    /// Collecting its sample (decoded HTML).
-    Sampling(Vec<String>),
-    /// Learned (or too few pages: `None`).
-    Done(Option<Arc<DomainModel>>),
+/// A host during pass 2: its learning, its sample (decoded HTML, emptied once learned) and
+/// its model (`None` while sampling, or when it fell back).
+#[derive(Default)]
+struct HostSample {
+    learning: HostLearning,
+    sample: Vec<String>,
+    model: Option<Arc<DomainModel>>,
 }
 
 /// Re-extract the HTML responses of `paths` with per-host learning and Onion dedup, and write
@@ -126,7 +128,8 @@ pub fn replay_warcs(
     if let Some(bar) = &bar {
         bar.set_message("samples, learning");
     }
-    let mut hosts: HashMap<String, Learning> = HashMap::new();
+    let rule = SamplingRule::new(learn);
+    let mut hosts: HashMap<String, HostSample> = HashMap::new();
     let mut seen_pages: HashMap<String, usize> = HashMap::new();
     for path in paths {
         read_warc_with_progress(path, bar.as_ref(), |page| {
@@ -134,20 +137,26 @@ pub fn replay_warcs(
             let nth = seen_pages.entry(host.clone()).or_default();
             *nth += 1;
             let total = pages_of.get(&host).copied().unwrap_or(0);
-            let state = hosts
-                .entry(host.clone())
-                .or_insert_with(|| Learning::Sampling(Vec::with_capacity(total.min(learn.sample_size))));
-            if let Learning::Sampling(sample) = state {
-                if let Ok(html) = readable(&page) {
-                    sample.push(html);
-                }
-                if sample.len() >= learn.sample_size || *nth >= total {
-                    let model = (sample.len() >= learn.min_sample).then(|| {
-                        let (docs, blocks) = parse_sample(sample.iter().map(String::as_str), learn.max_sample_nodes);
-                        Arc::new(learn_documents(&host, &docs, &blocks, language.as_deref(), &cfg.justext, learn))
-                    });
-                    *state = Learning::Done(model);
-                }
+            let site = hosts.entry(host.clone()).or_default();
+            if !site.learning.is_sampling() {
+                return;
+            }
+            let mut actions = Vec::new();
+            if let Ok(html) = readable(&page) {
+                site.sample.push(html);
+                actions = site.learning.on(&rule, LearningEvent::PageHeld);
+            }
+            if *nth >= total {
+                actions.extend(site.learning.on(&rule, LearningEvent::HostDry));
+            }
+            if actions.iter().any(|a| matches!(a, LearningAction::Learn { .. })) {
+                let sample = std::mem::take(&mut site.sample);
+                let (docs, blocks) = parse_sample(sample.iter().map(String::as_str), learn.max_sample_nodes);
+                let model = learn_documents(&host, &docs, &blocks, language.as_deref(), &cfg.justext, learn);
+                site.model = Some(Arc::new(model));
+                site.learning.on(&rule, LearningEvent::Learned);
+            } else if !site.learning.is_sampling() {
+                site.sample = Vec::new();
             }
         })?;
     }
@@ -160,7 +169,7 @@ pub fn replay_warcs(
     let mut scratch = OnionScratch::default();
     let mut summary = ReplaySummary {
         hosts: hosts.len() as u64,
-        learned: hosts.values().filter(|l| matches!(l, Learning::Done(Some(_)))).count() as u64,
+        learned: hosts.values().filter(|h| h.model.is_some()).count() as u64,
         ..ReplaySummary::default()
     };
     let mut failed: Option<ReplayError> = None;
@@ -171,10 +180,7 @@ pub fn replay_warcs(
                 return;
             }
             let host = host_of(&page.url);
-            let model = match hosts.get(&host) {
-                Some(Learning::Done(model)) => model.clone(),
-                _ => None,
-            };
+            let model = hosts.get(&host).and_then(|h| h.model.clone());
             let mut skip = |reason: &str| *summary.skipped.entry(reason.to_string()).or_default() += 1;
             let html = match readable(&page) {
                 Ok(html) => html,

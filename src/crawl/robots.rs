@@ -343,20 +343,9 @@ mod tests {
         Url::parse(s).expect("test URL")
     }
 
-    fn sites_dir() -> std::path::PathBuf {
-        let data = std::env::var("WEBCORPUS_DATA").unwrap_or_else(|_| "../shared/data".into());
-        std::path::Path::new(&data).parent().map(|p| p.join("sites")).unwrap_or_else(|| "../shared/sites".into())
-    }
-
     fn paraguayos() -> Option<String> {
-        let path = sites_dir().join("www.paraguayos.org/robots.txt");
-        match std::fs::read_to_string(&path) {
-            Ok(s) => Some(s),
-            Err(e) => {
-                eprintln!("!!!!! SKIPPED: cannot read {}: {e}", path.display());
-                None
-            }
-        }
+        let path = crate::testdata::shared_path("sites/www.paraguayos.org/robots.txt")?;
+        Some(std::fs::read_to_string(&path).expect("the shared robots.txt reads"))
     }
 
     #[test]

@@ -20,7 +20,6 @@ use crate::config::Config;
 use crate::crawl::committer::{forget_unowned, Committer, CommitterCluster};
 use crate::crawl::dispatch::{DispatchCluster, DispatchConfig, Dispatcher};
 use crate::crawl::fetch::Fetcher;
-use crate::crawl::hosts::ModelState;
 use crate::crawl::messages::Event;
 use crate::crawl::progress::Progress;
 use crate::crawl::robots::{user_agent_token, RobotsEntry, RobotsStatus};
@@ -29,6 +28,7 @@ use crate::crawl::url::{host_key, normalize, parse_seed_line};
 use crate::crawl::workers::{spawn_workers, PageTools, WorkerContext};
 use crate::crawl::{owner, CrawlError, CrawlOptions, CrawlSummary};
 use crate::domain::DomainModel;
+use crate::domain::HostModel;
 use crate::extract::pipeline::ExtractSettings;
 use crate::store::{open_state_dir, CrawlState, FrontierEntry, HostPhase, HostRecord, UrlKind};
 use crate::write::open_writer;
@@ -71,6 +71,7 @@ pub async fn run(opts: CrawlOptions) -> Result<CrawlSummary, CrawlError> {
     };
     let corpus_file = cfg.crawl.out_dir.join(format.file_name());
     let _claim = owner::claim(&state, &cfg.crawl.state_dir, &cfg.crawl.out_dir, &corpus_file)?;
+    owner::record_corpus_dir(&state, &cfg.crawl.out_dir)?;
     let writer = open_writer(format, &cfg.crawl.out_dir, state.corpus_offset()?)?;
     let corpus = writer.path().to_path_buf();
     let warc = match cfg.warc.enabled {
@@ -233,7 +234,7 @@ pub async fn run(opts: CrawlOptions) -> Result<CrawlSummary, CrawlError> {
         counters: state.counters()?,
         counters_before,
         hosts: hosts.len(),
-        learned: hosts.iter().filter(|h| h.phase == HostPhase::Learned).count(),
+        learned: hosts.iter().filter(|h| h.learning.phase == HostPhase::Learned).count(),
         queued: state.frontier_total()?,
         corpus,
         stopped: if interrupted { shutdown.reason() } else { None },
@@ -396,11 +397,12 @@ fn load_hosts(
             .robots::<RobotsEntry>(&rec.host)?
             .filter(|e| e.status != RobotsStatus::DisallowAll)
             .filter(|e| e.is_fresh(now_ms(), max_age));
-        let model = match rec.phase {
-            HostPhase::Sampling => ModelState::Sampling,
-            HostPhase::Learned => ModelState::Ready(state.model::<DomainModel>(&rec.host)?.map(Arc::new)),
-            HostPhase::Fallback => ModelState::Ready(None),
+        let phase = rec.learning.phase;
+        let stored = match phase {
+            HostPhase::Learned => state.model::<DomainModel>(&rec.host)?.map(Arc::new),
+            HostPhase::Sampling | HostPhase::Fallback => None,
         };
+        let model = HostModel::for_phase(phase, stored);
         // A host given up in an earlier run is tried again: the server may be back. A host
         // pruned for low yield is not.
         dispatcher.add_host(&rec.host, seed, robots, model, rec.pruned);

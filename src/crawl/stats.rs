@@ -42,12 +42,12 @@ fn report_text(state: &CrawlState, host: Option<&str>) -> Result<String, StoreEr
         let Some(rec) = state.host(host)? else {
             return Ok(format!("host {host}: not in this state\n"));
         };
-        let _ = writeln!(out, "host {host}: phase {:?}, seed {}", rec.phase, rec.seed);
+        let _ = writeln!(out, "host {host}: phase {:?}, seed {}", rec.learning.phase, rec.seed);
         let _ = writeln!(
             out,
             "  fetched {} · sampled {} · written {} · queued {} · articles {}{}",
             rec.fetched,
-            rec.sampled,
+            rec.learning.sampled,
             rec.written,
             state.frontier_len(host)?,
             article_share(rec.articles, rec.others),
@@ -91,8 +91,8 @@ fn report_text(state: &CrawlState, host: Option<&str>) -> Result<String, StoreEr
                     "  model age: {} pages fetched since it was learned · re-learned {} times · first window \
                      missed {}",
                     rec.fetched.saturating_sub(rec.model_since_fetched),
-                    rec.relearned,
-                    rec.baseline_missed_share.map_or("-".to_string(), |s| format!("{:.0}%", 100.0 * s)),
+                    rec.learning.relearned,
+                    rec.learning.baseline_missed_share.map_or("-".to_string(), |s| format!("{:.0}%", 100.0 * s)),
                 );
                 let _ = writeln!(
                     out,
@@ -138,7 +138,7 @@ pub fn report_snapshot(snap: &StatusSnapshot) -> String {
         snap.pid, snap.written_at, snap.run_started_at, snap.run_fetched, snap.run_records
     );
     let queued = vec![None; snap.hosts.len()];
-    let models: Vec<String> = snap.hosts.iter().map(|h| format!("{:?}", h.phase).to_lowercase()).collect();
+    let models: Vec<String> = snap.hosts.iter().map(|h| format!("{:?}", h.learning.phase).to_lowercase()).collect();
     out.push_str(&overview(&snap.counters, &snap.hosts, &queued, &models, snap.queued));
     out
 }
@@ -196,7 +196,7 @@ fn overview(
             out,
             "{:<32} {:>9} {:>8} {:>8} {:>8} {:>9} {:>9.2} {:>7} {:>6} {:>6} {:>7} {:>7.1} {:>8}  {}{}",
             h.host,
-            format!("{:?}", h.phase).to_lowercase(),
+            format!("{:?}", h.learning.phase).to_lowercase(),
             h.fetched,
             h.written,
             dash(q.map(|q| q.to_string())),

@@ -157,7 +157,7 @@ pub fn render(snap: &StatusSnapshot) -> String {
             out,
             "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.1}</td><td>{}</td><td>{}</td></tr>",
             escape(&h.host),
-            format!("{:?}", h.phase).to_lowercase(),
+            format!("{:?}", h.learning.phase).to_lowercase(),
             h.fetched,
             h.written,
             queued,

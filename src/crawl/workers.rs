@@ -6,12 +6,10 @@
 //! back-pressure on dispatch; a panic on one page is that page's discard, never a dead worker.
 
 use crate::classify::{PageClass, PageClassifier};
-use crate::crawl::messages::{
-    CommitMsg, Discard, PageContent, PageDone, PageMode, PageResult, PageWork, WaitingDone, WorkItem,
-};
+use crate::crawl::messages::{CommitMsg, Discard, PageContent, PageDone, PageResult, PageWork, WaitingDone, WorkItem};
 use crate::crawl::sources::{feed_links, parse_source};
 use crate::domain::learn::{learn_documents, parse_sample};
-use crate::domain::{DomainModel, LearnParams};
+use crate::domain::{DomainModel, HostModel, LearnParams};
 use crate::extract::pipeline::{extract_document, ExtractSettings, PageExtraction};
 use crate::extract::{ExtractError, ExtractorKind, JusTextParams};
 use crate::html::sniff::{binary_kind, unreadable_share, MAX_UNREADABLE_SHARE};
@@ -139,7 +137,7 @@ pub fn page_work(
     body: &[u8],
     content_type: Option<&str>,
     final_url: &Url,
-    mode: PageMode,
+    mode: HostModel,
     announce_feeds: bool,
 ) -> PageWork {
     let refused = |why| PageWork { links: Vec::new(), feeds: Vec::new(), content: PageContent::Refused(why) };
@@ -160,8 +158,8 @@ pub fn page_work(
     links.shrink_to_fit();
     let feeds = if announce_feeds { feed_links(&doc, final_url) } else { Vec::new() };
     let content = match mode {
-        PageMode::Sample => PageContent::Waiting(decoded.text),
-        PageMode::Extract(model) => {
+        HostModel::Sampling => PageContent::Waiting(decoded.text),
+        HostModel::Ready(model) => {
             let (extraction, class) = extract_and_classify(&doc, final_url.as_str(), model.as_deref(), &ctx.tools);
             PageContent::Extracted(extraction, class)
         }

@@ -1,6 +1,7 @@
 //! Learning a host's [`DomainModel`] from its sample: the principal function is [`learn`], which
-//! the crawler calls once per host when the sample is full (or the host ran dry with at least
-//! `min_sample` pages), and `webcorpus learn` calls again on demand.
+//! runs once per host when its [`HostLearning`](crate::domain::HostLearning) says so (the sample
+//! is full, or the host ran dry with at least `min_sample` pages), in the crawl and in
+//! `extract --per-site`, `extract --site`, `show --site` and `eval`.
 //!
 //! Steps: parse and segment every page once; pick one stoplist for the host from the text of
 //! the sample; label every page with jusText; learn GoldMiner's patterns
@@ -374,14 +375,7 @@ mod tests {
     use std::path::PathBuf;
 
     fn data_dir() -> Option<PathBuf> {
-        let dir = std::env::var("WEBCORPUS_DATA").unwrap_or_else(|_| "../shared/data".to_string());
-        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(dir);
-        if dir.is_dir() {
-            Some(dir)
-        } else {
-            eprintln!("!!!!! evaluation data not found at {} (set WEBCORPUS_DATA): test skipped !!!!!", dir.display());
-            None
-        }
+        crate::testdata::shared_path("data")
     }
 
     /// A CleanPortalEval page: decoded HTML and gold text.

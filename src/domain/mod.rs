@@ -2,7 +2,8 @@
 //! one host from a sample of its pages, stored per host (serde JSON in sled) and read by the
 //! per-site extractors through [`crate::extract::ExtractContext`].
 //!
-//! In the pipeline, the crawler keeps the first [`LearnParams::sample_size`] HTML pages of each
+//! When a host is learned is decided by one state machine, [`HostLearning`], and its
+//! [`SamplingRule`]: the crawler keeps the first [`LearnParams::sample_size`] HTML pages of each
 //! host as [`SamplePage`]s; when the sample is full (or the host runs dry with at least
 //! [`LearnParams::min_sample`] pages) it calls [`learn::learn`], stores the model and extracts
 //! every page of the host with it (the sampled ones included), as GoldMiner does (Endrédy &
@@ -12,17 +13,21 @@
 //!   the sample shows no pattern with enough support (the host then falls back to jusText);
 //! * StaDyNoT static noise keys ([`StaticNoiseModel`], Barua, Patel & Agrawal 2014, §3.1).
 
+pub mod host_learning;
 pub mod learn;
 
 pub use crate::extract::goldminer::{GoldMinerModel, GoldMinerParams};
 pub use crate::extract::stadynot::{StaDyNoTParams, StaticNoiseModel};
+pub use host_learning::{
+    learns_whole_site, HostLearning, HostModel, HostPhase, LearningAction, LearningEvent, SamplingRule,
+};
 pub use learn::learn;
 
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 
-/// Version of the serialised [`DomainModel`] format. A stored model with another version is
-/// stale: learn again (`webcorpus learn`).
+/// Version of the serialised [`DomainModel`] format, written into every model
+/// ([`DomainModel::format_version`]).
 pub const MODEL_FORMAT_VERSION: u32 = 1;
 
 /// Characters of a static key or pattern shown by [`DomainModel::summary`] before it is cut.

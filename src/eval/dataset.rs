@@ -293,12 +293,7 @@ pub fn resolve_sets(data_dir: &Path, specs: &[PathBuf]) -> Result<Vec<PathBuf>, 
 /// that need the data are skipped when it is missing.
 #[cfg(test)]
 pub(crate) fn test_set(name: &str) -> Option<Dataset> {
-    let data = std::env::var("WEBCORPUS_DATA").unwrap_or_else(|_| "../shared/data".into());
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(data).join(name);
-    if !dir.is_dir() {
-        eprintln!("!!!!! SKIPPED: evaluation set not found at {} (set WEBCORPUS_DATA)", dir.display());
-        return None;
-    }
+    let dir = crate::testdata::shared_path(&format!("data/{name}"))?;
     Some(Dataset::load(&dir).expect("the evaluation set loads"))
 }
 
@@ -307,8 +302,7 @@ mod tests {
     use super::*;
 
     fn data_dir() -> PathBuf {
-        let data = std::env::var("WEBCORPUS_DATA").unwrap_or_else(|_| "../shared/data".into());
-        Path::new(env!("CARGO_MANIFEST_DIR")).join(data)
+        crate::testdata::shared_root().join("data")
     }
 
     #[test]
@@ -335,11 +329,7 @@ mod tests {
 
     #[test]
     fn cleanportaleval_loads_with_four_sites() {
-        let dir = data_dir().join("cleanportaleval");
-        if !dir.is_dir() {
-            eprintln!("!!! SKIPPED: evaluation data not found at {}", dir.display());
-            return;
-        }
+        let Some(dir) = crate::testdata::shared_path("data/cleanportaleval") else { return };
         let set = Dataset::load(&dir).unwrap();
         assert_eq!(set.name, "cleanportaleval");
         assert_eq!(set.pages.len(), 71);

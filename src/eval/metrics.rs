@@ -745,12 +745,8 @@ mod tests {
     /// words the gold lacks put in front. Every kept gold word must align, nothing else.
     #[test]
     fn real_gold_file_with_cut_and_noise() {
-        let data = std::env::var("WEBCORPUS_DATA").unwrap_or_else(|_| "../shared/data".into());
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(data).join("cleaneval/gold");
-        let Ok(text) = std::fs::read_to_string(dir.join("dev-026.txt")) else {
-            eprintln!("!!! SKIPPED: CleanEval gold file not found under {}", dir.display());
-            return;
-        };
+        let Some(file) = crate::testdata::shared_path("data/cleaneval/gold/dev-026.txt") else { return };
+        let text = std::fs::read_to_string(&file).expect("the gold file reads");
         let gold = gold_words(&text);
         assert!(gold.len() > 300, "{}", gold.len());
         assert!(gold.iter().all(|w| !["<p>", "<h>", "<l>", "URL:"].contains(&w.as_str())));

@@ -226,7 +226,7 @@ fn learn_models(set: &Dataset, opts: &EvalOptions, variants: &[Variant]) -> Mode
     let start = Instant::now();
     let language = opts.settings.language.as_deref();
     for (site, pages) in set.sites() {
-        if pages.len() < opts.learn.min_sample {
+        if !crate::domain::learns_whole_site(&opts.learn, pages.len()) {
             continue;
         }
         models.sites_with_model += 1;
@@ -444,12 +444,7 @@ mod tests {
     /// Reference word-level micro F1: python jusText 0.831; floors a bit under what we measure.
     #[test]
     fn cleanportaleval_floors() {
-        let data = std::env::var("WEBCORPUS_DATA").unwrap_or_else(|_| "../shared/data".into());
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(data).join("cleanportaleval");
-        if !dir.is_dir() {
-            eprintln!("!!! SKIPPED: evaluation data not found at {}", dir.display());
-            return;
-        }
+        let Some(dir) = crate::testdata::shared_path("data/cleanportaleval") else { return };
         let set = Dataset::load(&dir).unwrap();
         let opts = EvalOptions {
             settings: ExtractSettings { language: Some("English".into()), ..ExtractSettings::default() },

@@ -642,12 +642,8 @@ pub(crate) mod test_support {
         name: &str,
         classify: impl Fn(&Document, &[Block], &ExtractContext<'_>) -> Result<Vec<Label>, ExtractError>,
     ) -> Option<Prf> {
-        let data = std::env::var("WEBCORPUS_DATA").unwrap_or_else(|_| "../shared/data".to_string());
-        let dir = std::path::Path::new(&data).join("cleanportaleval");
-        let Ok(gold) = std::fs::read_to_string(dir.join("gold.jsonl")) else {
-            eprintln!("!!!!! SKIPPED: no CleanPortalEval data at {} (set WEBCORPUS_DATA) !!!!!", dir.display());
-            return None;
-        };
+        let dir = crate::testdata::shared_path("data/cleanportaleval")?;
+        let gold = std::fs::read_to_string(dir.join("gold.jsonl")).expect("CleanPortalEval's gold reads");
         let mut agg = Aggregate::new();
         for line in gold.lines().filter(|l| !l.trim().is_empty()) {
             let rec: serde_json::Value = serde_json::from_str(line).expect("gold.jsonl line is JSON");

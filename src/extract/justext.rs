@@ -470,12 +470,8 @@ mod tests {
 
     #[test]
     fn cleanportaleval_bag_of_words_floor() {
-        let data = std::env::var("WEBCORPUS_DATA").unwrap_or_else(|_| "../shared/data".to_string());
-        let dir = std::path::Path::new(&data).join("cleanportaleval");
-        let Ok(gold) = std::fs::read_to_string(dir.join("gold.jsonl")) else {
-            eprintln!("!!!!! SKIPPED: no CleanPortalEval data at {} (set WEBCORPUS_DATA)", dir.display());
-            return;
-        };
+        let Some(dir) = crate::testdata::shared_path("data/cleanportaleval") else { return };
+        let gold = std::fs::read_to_string(dir.join("gold.jsonl")).expect("CleanPortalEval's gold reads");
         let sl = english();
         let params = JusTextParams::default();
         let (mut tp, mut n_out, mut n_gold, mut pages) = (0usize, 0usize, 0usize, 0usize);

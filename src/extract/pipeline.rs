@@ -398,7 +398,7 @@ pub struct DefaultLabels {
 ///
 /// With `combiner` (the `default` extractor; `None` is `rules`), the combiner's labels
 /// ([`CombinerModel::labels`], over steps 1–4 and more) replace the vote of steps 1–4 and steps
-/// 5–6 apply to them. Measured numbers: README ("Extraction") and `docs/EVALUATION.md`.
+/// 5–6 apply to them. Measured numbers: `docs/figures.md` ("Extraction") and `docs/EVALUATION.md`.
 pub fn default_labels(
     doc: &Document,
     blocks: &[Block],
@@ -545,11 +545,8 @@ mod tests {
 
     /// The blocks of a page of `../shared/sites` (`None` outside CI when it is missing).
     fn site_page_blocks(path: &str) -> Option<Vec<Block>> {
-        let sites = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/sites");
-        let Ok(html) = std::fs::read_to_string(sites.join(path)) else {
-            assert!(std::env::var_os("CI").is_none(), "../shared is missing");
-            return None;
-        };
+        let page = crate::testdata::shared_path(&format!("sites/{path}"))?;
+        let html = std::fs::read_to_string(&page).expect("the shared page reads");
         Some(segment(&Document::parse(&html)))
     }
 

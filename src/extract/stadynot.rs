@@ -657,10 +657,9 @@ mod tests {
             }
             out
         }
-        let data = std::env::var("WEBCORPUS_DATA").unwrap_or_else(|_| "../shared/data".into());
-        let sites = std::path::Path::new(&data).join("../sites");
+        let Some(sites) = crate::testdata::shared_path("sites") else { return };
         let mut pages = 0;
-        for site in std::fs::read_dir(&sites).expect("../shared/sites").flatten() {
+        for site in std::fs::read_dir(&sites).expect("the shared sites read").flatten() {
             let mut files: Vec<_> = walk_html(&site.path());
             files.sort();
             for file in files.into_iter().take(3) {

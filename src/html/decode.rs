@@ -191,12 +191,8 @@ mod tests {
             }
         }
         assert!(!is_plain_utf8(b"\x1b$B<p>") && !is_plain_utf8(b"caf\xe9") && is_plain_utf8(b""));
-        let data = std::env::var("WEBCORPUS_DATA").unwrap_or_else(|_| "../shared/data".into());
-        let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(data);
-        let Ok(sets) = std::fs::read_dir(&data) else {
-            eprintln!("!!!!! SKIPPED: no evaluation data at {} (set WEBCORPUS_DATA)", data.display());
-            return;
-        };
+        let Some(data) = crate::testdata::shared_path("data") else { return };
+        let sets = std::fs::read_dir(&data).expect("the shared data folder reads");
         let (mut pages, mut plain) = (0, 0);
         for set in sets.flatten() {
             let Ok(files) = std::fs::read_dir(set.path().join("html")) else { continue };

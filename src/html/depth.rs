@@ -199,12 +199,8 @@ mod tests {
     /// Every page of the five shared sites is below the cap: flattening changes nothing.
     #[test]
     fn real_pages_are_below_the_cap() {
-        let root = std::path::Path::new("../shared/sites");
-        if !root.is_dir() {
-            eprintln!("!!!!! SKIPPED: ../shared/sites not found");
-            return;
-        }
-        let mut dirs = vec![root.to_path_buf()];
+        let Some(root) = crate::testdata::shared_path("sites") else { return };
+        let mut dirs = vec![root];
         let mut seen = 0;
         while let Some(dir) = dirs.pop() {
             for entry in std::fs::read_dir(&dir).expect("readable").flatten() {

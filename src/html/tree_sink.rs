@@ -9,7 +9,7 @@
 //! later moves or detaches one of those, ego-tree unlinks it from the wrong parent's child
 //! list, and whole stretches of the page stay in the tree (their ancestors reach the root)
 //! while no walk from the root finds them: the segmenter, GoldMiner and StaDyNoT never see
-//! their text (measured on the shared sets: README, "Misnested markup keeps its text"). Here
+//! their text (measured on the shared sets: `docs/safety.md`, "Misnested markup keeps its text"). Here
 //! those children move one at a time ([`ego_tree::NodeMut::append_id`], which
 //! detaches each from its real parent), and a node appended is detached first (ego-tree's
 //! `append_id` reads the new parent's last child before detaching, which corrupts the list

@@ -349,8 +349,9 @@ pub struct HostView {
     pub failed: Vec<(String, String)>,
 }
 
-/// Explain `host` of the crawl with state `state_dir` and corpus directory `out_dir`: its
-/// pages are read back from `out_dir/warc` (at most `max_pages`, or only `url`: a record's URL
+/// Explain `host` of the crawl with state `state_dir` and corpus directory `corpus` (`None`:
+/// the one the crawl recorded in its state, else `[crawl] out_dir`): its pages are read back
+/// from the corpus directory's `warc/` (at most `max_pages`, or only `url`: a record's URL
 /// or the URL it was redirected to), labelled with the host's model as the crawl did, and
 /// compared with the corpus records. Pages are named by the URL they were fetched from (a
 /// record's `final_url`).
@@ -359,7 +360,7 @@ pub struct HostView {
 /// [`ShowError`].
 pub fn show_host(
     state_dir: &Path,
-    out_dir: &Path,
+    corpus: Option<&Path>,
     host: &str,
     url: Option<&str>,
     max_pages: usize,
@@ -368,6 +369,12 @@ pub fn show_host(
     let state = crate::store::open_state_dir(state_dir)?;
     let record = state.host(host)?.ok_or_else(|| ShowError::UnknownHost(host.to_string()))?;
     let model: Option<DomainModel> = state.model(host)?;
+    // `--corpus`, else where the crawl wrote (its state knows), else `[crawl] out_dir`.
+    let out_dir = match corpus {
+        Some(dir) => dir.to_path_buf(),
+        None => state.corpus_dir()?.unwrap_or_else(|| config.crawl.out_dir.clone()),
+    };
+    let out_dir = out_dir.as_path();
     drop(state);
     // Records of the host, in corpus order: which paragraphs each page wrote, and where each
     // text was written first.

@@ -39,7 +39,7 @@ pub fn render(host: &str, view: &HostView) -> String {
         "<table><tr><th>phase</th><td>{}</td></tr><tr><th>pages fetched</th><td>{}</td></tr>\
          <tr><th>records written</th><td>{}</td></tr><tr><th>yield (text bytes per downloaded byte)</th><td>{}</td></tr>\
          <tr><th>pages shown</th><td>{}</td></tr></table>",
-        format!("{:?}", r.phase).to_lowercase(),
+        format!("{:?}", r.learning.phase).to_lowercase(),
         r.fetched,
         r.written,
         r.yield_rate().map_or("–".into(), |y| format!("{y:.3}")),

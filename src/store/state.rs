@@ -15,6 +15,7 @@
 
 use super::spool::{Locator, Spool};
 use super::{Batch, Store, StoreError};
+pub use crate::domain::host_learning::{HostLearning, HostPhase};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet, HashSet};
@@ -81,19 +82,6 @@ pub struct FrontierEntry {
     pub stream: Option<String>,
 }
 
-/// Where a host stands in the learn-then-extract protocol (GoldMiner §III.A).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "lowercase")]
-pub enum HostPhase {
-    /// Collecting the first `sample_size` HTML pages.
-    #[default]
-    Sampling,
-    /// A domain model is learned; every page is extracted with it.
-    Learned,
-    /// The host ran dry below `min_sample` pages: jusText alone.
-    Fallback,
-}
-
 /// What the state remembers of one host.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct HostRecord {
@@ -101,18 +89,14 @@ pub struct HostRecord {
     pub host: String,
     /// The seed URL that brought the host in (scope is relative to it).
     pub seed: String,
-    /// Learning phase.
-    pub phase: HostPhase,
+    /// Learning phase, sample and model watch ([`HostLearning`]; stored as fields of the
+    /// record itself).
+    #[serde(flatten)]
+    pub learning: HostLearning,
     /// URLs ever put on this host's frontier (for `max_pages_per_host`).
     pub enqueued: u64,
     /// Pages requested and answered (any status).
     pub fetched: u64,
-    /// HTML pages kept in the sample (at most `sample_size`).
-    pub sampled: u64,
-    /// Pages stored in the state waiting for the host's model (sample included), not written
-    /// yet.
-    #[serde(default)]
-    pub waiting: u64,
     /// Corpus records written.
     pub written: u64,
     /// Pages that produced no record, by reason.
@@ -150,22 +134,9 @@ pub struct HostRecord {
     /// The first [`MODEL_HALVED_LISTED`] of those pages: URL and the share of words kept.
     #[serde(default)]
     pub model_halved_pages: Vec<(String, f64)>,
-    /// Times the host's model was re-learned because it stopped matching.
-    #[serde(default)]
-    pub relearned: u32,
     /// `fetched` when the current model was learned (its age is `fetched` minus this).
     #[serde(default)]
     pub model_since_fetched: u64,
-    /// The current window of pages extracted with the model: pages, and those it missed
-    /// (no template on the page, or rejected by the guard).
-    #[serde(default)]
-    pub window_pages: u64,
-    /// See `window_pages`.
-    #[serde(default)]
-    pub window_missed: u64,
-    /// The missed share of the model's first full window (`None` before it).
-    #[serde(default)]
-    pub baseline_missed_share: Option<f64>,
     /// Bytes of response bodies received from the host (pages, sitemaps and feeds; error
     /// pages included), as sent on the wire after transfer decoding.
     #[serde(default)]
@@ -307,6 +278,7 @@ const FORMAT: &[u8] = b"meta/format";
 const COUNTERS: &[u8] = b"meta/counters";
 const CRAWL_ID: &[u8] = b"meta/crawl_id";
 const WARC: &[u8] = b"meta/warc";
+const CORPUS_DIR: &[u8] = b"meta/corpus_dir";
 const FETCHED: &[u8] = b"v/";
 
 fn host_key(prefix: &str, host: &str) -> Vec<u8> {
@@ -601,6 +573,11 @@ impl CrawlState {
         Ok(self.store.get(CRAWL_ID)?.map(|v| String::from_utf8_lossy(&v).into_owned()))
     }
 
+    /// The corpus directory (`--out`) of the crawl's last run, absolute, if one ran.
+    pub fn corpus_dir(&self) -> Result<Option<std::path::PathBuf>, StoreError> {
+        Ok(self.store.get(CORPUS_DIR)?.map(|v| std::path::PathBuf::from(String::from_utf8_lossy(&v).into_owned())))
+    }
+
     /// The corpus format this state was written with, if any.
     pub fn corpus_format(&self) -> Result<Option<String>, StoreError> {
         Ok(self.store.get(FORMAT)?.map(|v| String::from_utf8_lossy(&v).into_owned()))
@@ -736,6 +713,11 @@ impl StateBatch {
     /// Set the crawl's id (see [`CrawlState::crawl_id`]).
     pub fn set_crawl_id(&mut self, id: &str) {
         self.batch.put(CRAWL_ID, id.as_bytes().to_vec());
+    }
+
+    /// Record the crawl's corpus directory (absolute), for `show --state`.
+    pub fn set_corpus_dir(&mut self, dir: &std::path::Path) {
+        self.batch.put(CORPUS_DIR, dir.to_string_lossy().as_bytes().to_vec());
     }
 
     /// Store the counters.

@@ -1,5 +1,5 @@
 //! The JSONL corpus format: one [`Record`] per line, serialised with serde_json (the fields of
-//! the README's record table; `paragraph_kinds` instead of the paragraphs' text, which is
+//! the record table of `docs/corpus.md`; `paragraph_kinds` instead of the paragraphs' text, which is
 //! `text` split at blank lines; optional fields left out when absent and read as absent from
 //! older corpora; read back with [`Record::from_json`]). JSON escapes every newline inside
 //! strings, so a record is always exactly one line, terminated by `\n`. Written by

@@ -10,6 +10,7 @@ use super::frontier::NewUrl;
 use super::Committer;
 use crate::cluster::{ClusterLink, Delivered, RemoteUrl, StreamRef};
 use crate::crawl::CrawlError;
+use crate::domain::LearningEvent;
 use crate::store::{CrawlState, StateBatch};
 use std::collections::{BTreeSet, HashSet};
 use std::time::Instant;
@@ -158,14 +159,15 @@ impl Committer {
 
     /// Dispatch stopped every host of `partition`: release it once their samples are
     /// written (the learn or fallback that dispatch's dry signal started, then the drain).
-    pub(super) fn start_release(&mut self, partition: u32) {
-        let Some(c) = &mut self.cluster else { return };
+    pub(super) fn start_release(&mut self, partition: u32) -> Result<(), CrawlError> {
+        let Some(c) = &mut self.cluster else { return Ok(()) };
         c.releasing.insert(partition);
         let hosts = self.hosts_of(partition);
         for host in hosts {
-            self.schedule_drain(&host);
+            self.learning(&host, LearningEvent::Releasing)?;
         }
         self.group_start.get_or_insert_with(Instant::now);
+        Ok(())
     }
 
     fn hosts_of(&self, partition: u32) -> Vec<String> {
@@ -186,7 +188,7 @@ impl Committer {
             let hosts = self.hosts_of(p);
             let busy = hosts.iter().any(|h| {
                 let b = &self.hosts[h];
-                b.learning || b.draining || b.rec.waiting > 0 || !b.deferred.is_empty() || !b.early.is_empty()
+                b.rec.learning.busy() || !b.deferred.is_empty() || !b.early.is_empty()
             });
             if busy {
                 continue;
@@ -245,10 +247,7 @@ pub fn forget_unowned(state: &CrawlState, link: &ClusterLink, kept: &[u32]) -> R
         if queued > 0 || !waiting.is_empty() {
             hosts += 1;
             urls += queued + waiting.len() as u64;
-            if rec.phase == crate::store::HostPhase::Sampling {
-                rec.sampled = 0;
-            }
-            rec.waiting = 0;
+            rec.learning.forget_waiting();
             batch.put_host(&rec);
         }
     }

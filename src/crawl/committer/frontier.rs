@@ -1,12 +1,13 @@
 //! The frontier side of the [`Committer`]: the seen set of the group in progress, and every
 //! URL put on the frontier — links of a page ([`Committer::enqueue_links`]), a redirect's target,
-//! a host's sitemaps and feeds — after the scope, exclusion, address and per-host cap checks.
+//! a host's sitemaps and feeds — once the admission rule ([`admit`]) took it, and under the
+//! per-host cap.
 //! In a cluster crawl a URL of another worker's host goes to its partition's stream instead
 //! ([`Committer::queue_url`]).
 
 use super::Committer;
+use crate::crawl::admission::{admit, AdmissionRules, Admitted, UrlOrigin};
 use crate::crawl::robots::{RobotsEntry, RobotsStatus};
-use crate::crawl::url::{host_key, in_scope, looks_like_html, normalize};
 use crate::crawl::CrawlError;
 use crate::store::{CrawlState, FrontierEntry, HostRecord, UrlKind};
 use url::Url;
@@ -39,6 +40,13 @@ impl Committer {
         Ok(self.group_seen.contains(&CrawlState::url_identity(url)) || self.state.is_seen(url)?)
     }
 
+    /// Whether `url`, found from `origin` by a host whose seed is `seed`, is admitted to the
+    /// frontier ([`admit`]; seen in this crawl includes the group in progress).
+    fn admitted(&self, url: &Url, origin: UrlOrigin, seed: &Url) -> Result<Option<Admitted>, CrawlError> {
+        let rules = AdmissionRules { crawl: &self.cfg.crawl, addresses: &self.addresses };
+        Ok(admit(url, origin, seed, &rules, |u| self.is_seen(u))?.ok())
+    }
+
     /// Queue the target of a redirect to another host. From a seed (depth 0) the target is
     /// a seed of its own, so `http://example.org/` moving to `https://www.example.org/` is
     /// crawled (Heritrix: redirected seeds are seeds); from any other page it is a link, in
@@ -47,19 +55,10 @@ impl Committer {
         if from.depth > 0 {
             return self.enqueue_links(host, from, &[target]);
         }
-        let (Some(url), Some(target_host)) = (normalize(&target), host_key(&target)) else { return Ok(()) };
-        if self.cfg.crawl.is_excluded(url.as_str()) || self.is_seen(url.as_str())? {
-            return Ok(());
-        }
-        let new_seed = url.as_str();
-        self.queue_url(NewUrl {
-            target: &target_host,
-            url: &url,
-            depth: 0,
-            kind: UrlKind::Page,
-            new_seed,
-            cap: u64::MAX,
-        })
+        // The target is a seed itself: its own seed.
+        let Some(a) = self.admitted(&target, UrlOrigin::SeedRedirect, &target)? else { return Ok(()) };
+        let new_seed = a.url.as_str();
+        self.queue_url(NewUrl { target: &a.host, url: &a.url, depth: 0, kind: UrlKind::Page, new_seed, cap: u64::MAX })
     }
 
     /// The sitemaps of a host whose robots.txt came: its `Sitemap:` lines, else its
@@ -86,16 +85,9 @@ impl Committer {
     pub(super) fn queue_source(&mut self, host: &str, url: &Url, kind: UrlKind, depth: u32) -> Result<(), CrawlError> {
         let seed_text = self.book(host).rec.seed.clone();
         let Ok(seed) = Url::parse(&seed_text) else { return Ok(()) };
-        let Some(url) = normalize(url) else { return Ok(()) };
-        if !in_scope(&url, &seed, self.cfg.crawl.scope) || self.addresses.check_url(&url).is_err() {
-            return Ok(());
-        }
-        let Some(target) = host_key(&url) else { return Ok(()) };
-        if self.is_seen(url.as_str())? {
-            return Ok(());
-        }
+        let Some(a) = self.admitted(url, UrlOrigin::Source, &seed)? else { return Ok(()) };
         let cap = self.cfg.crawl.max_pages_per_host;
-        self.queue_url(NewUrl { target: &target, url: &url, depth, kind, new_seed: &seed_text, cap })
+        self.queue_url(NewUrl { target: &a.host, url: &a.url, depth, kind, new_seed: &seed_text, cap })
     }
 
     /// Put `new.url` on the frontier of `new.target`, unless the host has `new.cap` URLs queued
@@ -134,8 +126,8 @@ impl Committer {
         Ok(true)
     }
 
-    /// Queue the in-scope, unseen links of a page (depth + 1, per-host cap); new hosts get a
-    /// record with the linking host's seed (scope is relative to it).
+    /// Queue the admitted links of a page (depth + 1, per-host cap); new hosts get a record
+    /// with the linking host's seed (scope is relative to it).
     pub(super) fn enqueue_links(&mut self, host: &str, from: &FrontierEntry, links: &[Url]) -> Result<(), CrawlError> {
         let depth = from.depth + 1;
         if depth > self.cfg.crawl.max_depth || links.is_empty() {
@@ -145,26 +137,9 @@ impl Committer {
         let Ok(seed) = Url::parse(&seed_text) else { return Ok(()) };
         let cap = self.cfg.crawl.max_pages_per_host;
         for link in links {
-            let Some(url) = normalize(link) else { continue };
-            if !looks_like_html(&url)
-                || !in_scope(&url, &seed, self.cfg.crawl.scope)
-                || self.cfg.crawl.is_excluded(url.as_str())
-                || self.addresses.check_url(&url).is_err()
-            {
-                continue;
-            }
-            let Some(target) = host_key(&url) else { continue };
-            if self.is_seen(url.as_str())? {
-                continue;
-            }
-            self.queue_url(NewUrl {
-                target: &target,
-                url: &url,
-                depth,
-                kind: UrlKind::Page,
-                new_seed: &seed_text,
-                cap,
-            })?;
+            let Some(a) = self.admitted(link, UrlOrigin::Link { depth }, &seed)? else { continue };
+            let kind = UrlKind::Page;
+            self.queue_url(NewUrl { target: &a.host, url: &a.url, depth, kind, new_seed: &seed_text, cap })?;
         }
         Ok(())
     }

@@ -4,7 +4,7 @@
 use super::Committer;
 use crate::crawl::messages::Event;
 use crate::crawl::snapshot::{self, StatusSnapshot};
-use crate::store::{HostPhase, HostRecord};
+use crate::store::HostRecord;
 use std::time::Instant;
 
 impl Committer {
@@ -17,7 +17,8 @@ impl Committer {
             return;
         }
         let rec = &self.book(host).rec;
-        let judged = !rec.pruned && rec.phase != HostPhase::Sampling && rec.waiting == 0 && rec.fetched >= min_pages;
+        let judged =
+            !rec.pruned && !rec.learning.is_sampling() && rec.learning.waiting == 0 && rec.fetched >= min_pages;
         if judged && rec.yield_rate().is_some_and(|y| y < min_yield) {
             let rate = rec.yield_rate().unwrap_or(0.0);
             tracing::info!(host, yield_rate = format!("{rate:.4}"), "host pruned for low yield");

@@ -38,9 +38,9 @@ use crate::crawl::sources::MAX_SITEMAP_DEPTH;
 use crate::crawl::CrawlError;
 use crate::dedup::log::HashLog;
 use crate::dedup::{Onion, OnionScratch, SeenSet};
-use crate::domain::DomainModel;
+use crate::domain::{DomainModel, LearningEvent, SamplingRule};
 use crate::store::{
-    Counters, CrawlState, FetchedPageEntry, FrontierEntry, HostPhase, HostRecord, SampledPage, StateBatch, UrlKind,
+    Counters, CrawlState, FetchedPageEntry, FrontierEntry, HostRecord, SampledPage, StateBatch, UrlKind,
 };
 use crate::write::warc::{HttpExchange, WarcRef, WarcWriter};
 use crate::write::{CorpusFormat, CorpusWriter};
@@ -61,25 +61,13 @@ struct HostBook {
     early: BTreeMap<u64, Box<PageDone>>,
     /// Extracted pages that wait for the host's waiting pages to be written first.
     deferred: VecDeque<Box<PageDone>>,
-    learning: bool,
-    draining: bool,
-    /// The model stopped matching during a drain: sample the host again once it is over.
-    resample_after_drain: bool,
+    /// The host's model (learned in this run or stored by an earlier one).
     model: Option<Arc<DomainModel>>,
 }
 
 impl HostBook {
     fn new(rec: HostRecord) -> HostBook {
-        HostBook {
-            rec,
-            next_ticket: 0,
-            early: BTreeMap::new(),
-            deferred: VecDeque::new(),
-            learning: false,
-            draining: false,
-            resample_after_drain: false,
-            model: None,
-        }
+        HostBook { rec, next_ticket: 0, early: BTreeMap::new(), deferred: VecDeque::new(), model: None }
     }
 }
 
@@ -130,6 +118,8 @@ impl DieAt {
 /// The single writer; build with [`Committer::open`], run with [`Committer::run`].
 pub struct Committer {
     cfg: Config,
+    /// `[learn]`'s sampling rule, for every host's [`HostLearning`](crate::domain::HostLearning).
+    rule: SamplingRule,
     state: CrawlState,
     writer: Box<dyn CorpusWriter + Send>,
     /// The WARC output (`[warc] enabled`).
@@ -197,26 +187,16 @@ impl Committer {
         let log = HashLog::open(log_path, state.hash_log_len()?, |h| {
             seen.insert(h);
         })?;
+        let rule = SamplingRule::new(&cfg.learn);
         let mut hosts = HashMap::new();
         let mut jobs = Vec::new();
         for rec in state.hosts()? {
             let mut book = HostBook::new(rec);
-            match book.rec.phase {
-                HostPhase::Sampling if book.rec.sampled >= cfg.learn.sample_size as u64 => {
-                    book.learning = true;
-                    jobs.push(WorkItem::Learn { host: book.rec.host.clone(), generation: book.rec.relearned });
-                }
-                HostPhase::Sampling => {
-                    // A host sampled again keeps its earlier model until the new one is there.
-                    book.model = state.model::<DomainModel>(&book.rec.host)?.map(Arc::new);
-                }
-                HostPhase::Learned | HostPhase::Fallback => {
-                    book.model = state.model::<DomainModel>(&book.rec.host)?.map(Arc::new);
-                    if book.rec.waiting > 0 {
-                        book.draining = true;
-                        jobs.push(WorkItem::Drain { host: book.rec.host.clone(), model: book.model.clone() });
-                    }
-                }
+            // A host sampled again keeps its earlier model until the new one is there.
+            book.model = state.model::<DomainModel>(&book.rec.host)?.map(Arc::new);
+            let resumed = LearningEvent::Resumed { has_model: book.model.is_some() };
+            for action in book.rec.learning.on(&rule, resumed) {
+                jobs.extend(models::job_of(&book.rec.host, action, &book.model));
             }
             hosts.insert(book.rec.host.clone(), book);
         }
@@ -224,6 +204,7 @@ impl Committer {
         let format = cfg.crawl.format;
         let cfg_allow = cfg.net.allow.clone();
         Ok(Committer {
+            rule,
             onion: Onion::new(cfg.dedup.onion())?,
             die_at: DieAt::from_env(),
             batch: state.batch(),
@@ -324,7 +305,7 @@ impl Committer {
                     let book = self.book(&host);
                     let Some(done) = book.early.remove(&book.next_ticket) else { break };
                     book.next_ticket += 1;
-                    let waits = book.rec.waiting > 0 && is_extracted(&done);
+                    let waits = book.rec.learning.defers_extracted_pages() && is_extracted(&done);
                     if waits {
                         book.deferred.push_back(done);
                     } else {
@@ -348,30 +329,17 @@ impl Committer {
                 self.book(&host).rec.dead = true;
                 self.touch(&host);
             }
-            CommitMsg::HostDry { host } => self.host_dry(&host),
-            CommitMsg::Learned { host, model } => {
-                self.book(&host).learning = false;
-                if model.is_none() {
-                    self.jobs_running -= 1;
+            CommitMsg::HostDry { host } => self.learning(&host, LearningEvent::HostDry)?,
+            CommitMsg::Learned { host, model: None } => {
+                self.jobs_running -= 1;
+                self.learning(&host, LearningEvent::LearnSkipped)?;
+            }
+            CommitMsg::Learned { host, model: Some(model) } => {
+                self.learned_models += 1;
+                if self.die_at == Some(DieAt::Learned(self.learned_models)) {
+                    std::process::abort();
                 }
-                if let Some(model) = model {
-                    self.learned_models += 1;
-                    if self.die_at == Some(DieAt::Learned(self.learned_models)) {
-                        std::process::abort();
-                    }
-                    self.batch.put_model(&host, &*model);
-                    let model = Arc::new(*model);
-                    let book = self.book(&host);
-                    book.rec.phase = HostPhase::Learned;
-                    book.model = Some(model.clone());
-                    book.rec.model_since_fetched = book.rec.fetched;
-                    (book.rec.window_pages, book.rec.window_missed) = (0, 0);
-                    book.rec.baseline_missed_share = None;
-                    // The learn job goes on as the drain of the sample it parsed.
-                    book.draining = true;
-                    self.events_after_commit.push(Event::Model { host: host.clone(), model: Some(model) });
-                    self.touch(&host);
-                }
+                self.install_model(&host, *model)?;
             }
             CommitMsg::Drained { host, page, last } => {
                 if let Some(page) = page {
@@ -379,22 +347,12 @@ impl Committer {
                 }
                 if last {
                     self.jobs_running -= 1;
-                    self.book(&host).draining = false;
-                    if self.book(&host).rec.waiting > 0 {
-                        self.schedule_drain(&host);
-                    } else {
-                        while let Some(done) = self.book(&host).deferred.pop_front() {
-                            self.apply_page(*done)?;
-                        }
-                        if self.book(&host).resample_after_drain && !self.book(&host).draining {
-                            self.resample(&host);
-                        }
-                    }
+                    self.learning(&host, LearningEvent::DrainEnded)?;
                 }
                 self.check_yield(&host);
             }
             CommitMsg::Remote(entries) => self.receive(entries)?,
-            CommitMsg::Release { partition } => self.start_release(partition),
+            CommitMsg::Release { partition } => self.start_release(partition)?,
             CommitMsg::Finish { dispatched, interrupted } => {
                 self.finish = Some((dispatched, interrupted));
                 if interrupted {
@@ -579,19 +537,7 @@ impl Committer {
     /// queued when it fills the host's sample.
     fn hold_for_sample(&mut self, host: &str, page: &SampledPage) -> Result<(), CrawlError> {
         self.batch.put_waiting(host, page)?;
-        let sample_size = self.cfg.learn.sample_size as u64;
-        let book = self.book(host);
-        book.rec.waiting += 1;
-        if book.rec.sampled < sample_size {
-            book.rec.sampled += 1;
-            if book.rec.sampled == sample_size && book.rec.phase == HostPhase::Sampling && !book.learning {
-                book.learning = true;
-                let generation = book.rec.relearned;
-                self.after_commit.push(WorkItem::Learn { host: host.to_string(), generation });
-            }
-        }
-        self.schedule_drain(host);
-        Ok(())
+        self.learning(host, LearningEvent::PageHeld)
     }
 
     /// A page that waited for its host's model, extracted: its record and the deletion of its
@@ -600,8 +546,7 @@ impl Committer {
         self.touch(host);
         self.batch.delete_waiting(host, page.seq);
         self.finish_url(&page.url, page.stream.as_deref());
-        let book = self.book(host);
-        book.rec.waiting = book.rec.waiting.saturating_sub(1);
+        self.learning(host, LearningEvent::WaitingWritten)?;
         let meta = PageMeta {
             url: &page.url,
             final_url: &page.final_url,

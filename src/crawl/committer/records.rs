@@ -56,7 +56,8 @@ impl Committer {
             }
         }
         if let Some(generation) = ex.model_generation {
-            self.watch_model(host, generation, ex.model_use != ModelUse::Applied);
+            let missed = ex.model_use != ModelUse::Applied;
+            self.learning(host, crate::domain::LearningEvent::Extracted { generation, missed })?;
         }
         if !ex.has_running_text() {
             self.discard(host, Discard::NoMainText);

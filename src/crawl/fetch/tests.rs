@@ -27,8 +27,7 @@ impl TestServer {
 }
 
 fn sites_dir() -> PathBuf {
-    let data = std::env::var("WEBCORPUS_DATA").unwrap_or_else(|_| "../shared/data".into());
-    std::path::Path::new(&data).parent().map(|p| p.join("sites")).unwrap_or_else(|| "../shared/sites".into())
+    crate::testdata::shared_root().join("sites")
 }
 
 fn header(name: &str, value: &str) -> Header {
@@ -290,12 +289,9 @@ impl std::io::Read for Trickle {
 
 #[tokio::test]
 async fn real_site_page_and_robots_through_resolve() {
-    let root = sites_dir().join("www.paraguayos.org");
+    let Some(root) = crate::testdata::shared_path("sites/www.paraguayos.org") else { return };
     let slug = "19-aprehendidos-por-venta-de-vehiculos-robados-en-villa-elisa";
-    let Ok(expected) = std::fs::read(root.join(slug).join("index.html")) else {
-        eprintln!("!!!!! SKIPPED: {} not found", root.display());
-        return;
-    };
+    let expected = std::fs::read(root.join(slug).join("index.html")).expect("the shared page reads");
     let s = start();
     let f = fetcher(&s);
     let big = Fetcher::new(&NetConfig { resolve: f.config().resolve.clone(), ..NetConfig::default() }).expect("client");

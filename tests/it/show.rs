@@ -6,7 +6,7 @@
 //! page is opened headless and a screenshot taken. A page fetched through a redirect is found
 //! by its record's URL.
 
-mod support;
+use crate::support;
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -226,6 +226,20 @@ fn show_finds_a_redirected_page_by_its_record_url() {
     for (_, _, text, first) in shown.iter().filter(|b| b.0 == "duplicate") {
         assert_ne!(first.as_deref(), Some(record.final_url.as_str()), "{text:?} marked a duplicate of its own page");
     }
+    // The state records where the crawl wrote: `show --state` finds the corpus and WARC files
+    // with a config that names another `out_dir` (the defaults), from another directory.
+    let elsewhere = tempfile::tempdir().unwrap();
+    std::fs::write(elsewhere.path().join("config.toml"), "").unwrap();
+    let status = Command::new(env!("CARGO_BIN_EXE_webcorpus"))
+        .current_dir(elsewhere.path())
+        .arg("show")
+        .arg("--state")
+        .arg(dir.path().join("state"))
+        .args(["--host", host, "--url", &record.url, "--out", "show.html"])
+        .status()
+        .unwrap();
+    assert!(status.success(), "show --state without --corpus, away from the crawl's directory");
+    assert_eq!(blocks(&std::fs::read_to_string(elsewhere.path().join("show.html")).unwrap()), shown);
 }
 
 /// `show --site NAME FILE...`: local pages of one site, its model learned from them as

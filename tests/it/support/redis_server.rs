@@ -16,7 +16,7 @@ impl RedisServer {
     /// Start one, or `None` (with a loud message) when `redis-server` is not installed.
     pub fn start(test: &str) -> Option<RedisServer> {
         let Ok(path) = which("redis-server") else {
-            eprintln!("\n*** SKIPPED {test}: redis-server not found (apt-get install redis-server) ***\n");
+            super::missing_tool(test, "redis-server", "apt-get install redis-server");
             return None;
         };
         let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();

@@ -7,7 +7,7 @@
 //! Metrics: word-level micro F1 (CleanEval alignment) on cleaneval, cleanportaleval, l3s-gn1;
 //! shingle F1 on modern2026-dev; snippet F1 on trafilatura-eval (see `webcorpus eval`).
 
-mod support;
+use crate::support;
 
 use std::sync::Arc;
 use webcorpus::eval::dataset::{Dataset, SITE_FOLDS};

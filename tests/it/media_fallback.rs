@@ -4,7 +4,7 @@
 //! modern2026-dev and trafilatura-eval that has such fallback text: no block holds it, with
 //! every extractor that reads the DOM's text.
 
-mod support;
+use crate::support;
 
 use scraper::Selector;
 use webcorpus::eval::dataset::Dataset;

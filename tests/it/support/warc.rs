@@ -63,7 +63,7 @@ pub fn record_at(file: &Path, offset: u64) -> String {
 pub fn warcio_available(test: &str) -> bool {
     let ok = Command::new("python3").args(["-c", "import warcio"]).status().is_ok_and(|s| s.success());
     if !ok {
-        eprintln!("\n*** SKIPPED the warcio part of {test}: warcio is not installed (pip install warcio) ***\n");
+        super::missing_tool(test, "warcio", "python3 -m pip install warcio");
     }
     ok
 }

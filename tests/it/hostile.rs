@@ -3,7 +3,7 @@
 //! server of `tests/support` on 127.0.0.1 (or the binary, where signals and exit codes are
 //! the point).
 
-mod support;
+use crate::support;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

@@ -4,7 +4,7 @@
 //! robots.txt names none, and through the RSS feed its seed page announces — while robots.txt
 //! still keeps the crawler off a disallowed page a sitemap lists.
 
-mod support;
+use crate::support;
 
 use std::collections::HashSet;
 use std::io::Write;

@@ -3,7 +3,7 @@
 //! (PyPI) and hand on exactly the responses warcio reports as 2xx HTML. Skipped with a loud
 //! message where warcio is not installed (`pip install warcio`).
 
-mod support;
+use crate::support;
 
 use std::process::Command;
 use webcorpus::extract::warc_input::read_warc;
@@ -25,9 +25,7 @@ print(records, pages)
 fn warc_records_and_pages_match_warcio() {
     let Some(shared) = support::shared_dir("warc_records_and_pages_match_warcio") else { return };
     if !Command::new("python3").args(["-c", "import warcio"]).status().is_ok_and(|s| s.success()) {
-        eprintln!(
-            "\n*** SKIPPED warc_records_and_pages_match_warcio: warcio is not installed (pip install warcio) ***\n"
-        );
+        support::missing_tool("warc_records_and_pages_match_warcio", "warcio", "python3 -m pip install warcio");
         return;
     }
     let mut files: Vec<_> = std::fs::read_dir(shared.join("sites/warc"))

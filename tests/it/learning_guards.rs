@@ -16,7 +16,7 @@
 //! * a stretch never adds back a comment section below the article (bbc.co.uk's "Are you in
 //!   Thane? ... Send us your experiences using the form below" box, `comment-introduction`).
 
-mod support;
+use crate::support;
 
 use webcorpus::domain::learn::learn;
 use webcorpus::domain::{DomainModel, LearnParams, SamplePage};

@@ -5,7 +5,7 @@
 //! (`webcorpus::html::count_words`), so the per-page default, the rules and Boilerpipe keep
 //! those posts without a site model.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use webcorpus::extract::pipeline::{extract_html, ExtractSettings};

@@ -3,7 +3,7 @@
 //! a counter, and the good pages still reach the corpus. A page whose main text is headings
 //! alone makes no record.
 
-mod support;
+use crate::support;
 
 use std::collections::HashMap;
 use std::path::Path;

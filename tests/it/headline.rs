@@ -5,7 +5,7 @@
 //! (`webcorpus::extract::headline`), and not the blog's name heading that the `<title>` also
 //! repeats.
 
-mod support;
+use crate::support;
 
 use webcorpus::eval::dataset::Dataset;
 use webcorpus::extract::pipeline::{extract_html, ExtractSettings};

@@ -5,7 +5,7 @@
 //! `<section id="cookies">`, a consent dialog whose cookie table has neither, and a recipe
 //! listing whose OneTrust preference centre holds four times the listing's words.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use webcorpus::eval::dataset::{Dataset, GoldPage};

@@ -4,7 +4,7 @@
 //! none twice (ARCHITECTURE.md, "Crash safety"). The store is reopened by every resumed
 //! process.
 
-mod support;
+use crate::support;
 
 use std::collections::{BTreeSet, HashSet};
 use std::path::Path;

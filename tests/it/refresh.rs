@@ -4,7 +4,7 @@
 //! one gives one new record with the same id, holding the new paragraph and none that the
 //! corpus already has (Onion).
 
-mod support;
+use crate::support;
 
 use std::collections::HashSet;
 use std::path::Path;

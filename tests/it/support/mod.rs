@@ -25,6 +25,16 @@ pub fn shared_dir(test: &str) -> Option<PathBuf> {
     }
 }
 
+/// A tool `test` needs is missing: under CI (`CI` set) the test fails, elsewhere it is
+/// skipped with a loud line. `install` says how to get the tool.
+///
+/// # Panics
+/// Under CI.
+pub fn missing_tool(test: &str, tool: &str, install: &str) {
+    assert!(std::env::var_os("CI").is_none(), "{test}: {tool} is missing, and CI runs every check ({install})");
+    eprintln!("\n*** SKIPPED {test}: {tool} is not installed ({install}) ***\n");
+}
+
 /// The first `n` article pages of the shared Free Press site (`<slug>/index.html` over 20 kB),
 /// in name order: real pages for fixtures whose own links lead nowhere.
 pub fn freepress_articles(shared: &std::path::Path, n: usize) -> Vec<PathBuf> {

@@ -2,7 +2,7 @@
 //! sites runs, `/status.json` answers with the same object as `webcorpus stats --json` and `/`
 //! with an HTML page that lists the hosts; a write method is refused.
 
-mod support;
+use crate::support;
 
 use std::io::{Read, Write};
 use std::net::TcpStream;

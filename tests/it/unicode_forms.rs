@@ -3,7 +3,7 @@
 //! wrote `য়` (U+09DF) or `য` + `়`, `é` or `e` + U+0301. Uses a Bengali news page of
 //! trafilatura's evaluation set, whose HTML mixes both spellings while its gold is in NFC.
 
-mod support;
+use crate::support;
 
 use icu_normalizer::DecomposingNormalizerBorrowed;
 use webcorpus::eval::dataset::Dataset;

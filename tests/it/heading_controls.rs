@@ -4,7 +4,7 @@
 //! shared MediaWiki (`../shared/sites/awesomewm.org`) reads "Ensembles d’icônes", not
 //! "Ensembles d’icônes[edit]", with every extractor that reads the page's text.
 
-mod support;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use webcorpus::eval::dataset::Dataset;

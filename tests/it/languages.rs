@@ -4,7 +4,7 @@
 //! English wiki of `../shared/sites` over loopback with `languages = ["ja"]`, and reads the
 //! running crawl's status with `webcorpus stats --json` (the store is locked meanwhile).
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use support::site_server::{shared_sites, SiteServer};

@@ -2,7 +2,7 @@
 //! error bars, the per-site and per-page-type breakdowns, the worst pages beside their gold;
 //! and `--outputs`, every row's text per page.
 
-mod support;
+use crate::support;
 
 use std::process::Command;
 

@@ -2,7 +2,7 @@
 //! sampled again and its model re-learned from the new pages (`[learn] relearn_window`), and
 //! no page is lost or written twice on the way.
 
-mod support;
+use crate::support;
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
@@ -85,13 +85,13 @@ async fn a_redesigned_site_is_sampled_again_and_its_model_relearned() {
     assert_eq!(rec.fetched as usize - 1, designs.len(), "every page fetched once");
     // Re-learned when the blog's pages came (and possibly within a design, where a run of the
     // site's pages has another template), at most `max_relearns` (3) times.
-    assert!((1..=3).contains(&rec.relearned), "{rec:?}");
-    assert_eq!(rec.phase, HostPhase::Learned);
-    assert_eq!(rec.waiting, 0);
+    assert!((1..=3).contains(&rec.learning.relearned), "{rec:?}");
+    assert_eq!(rec.learning.phase, HostPhase::Learned);
+    assert_eq!(rec.learning.waiting, 0);
     let model: DomainModel = state.model(HOST).expect("read").expect("a model");
     // The stored model is the last one learned (a last sampling that ran dry before a full
     // sample keeps it).
-    assert!((1..=rec.relearned).contains(&model.generation), "generation {} of {rec:?}", model.generation);
+    assert!((1..=rec.learning.relearned).contains(&model.generation), "generation {} of {rec:?}", model.generation);
     // The last model is the blog's: its template is on the blog's pages, not on the news site's.
     let gm = model.goldminer.as_ref().expect("the blog's template");
     let on = |html: &str| {

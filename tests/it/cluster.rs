@@ -1,4 +1,4 @@
-//! One crawl on three workers through Redis (README, "Running on several machines"): three
+//! One crawl on three workers through Redis (`docs/cluster.md`): three
 //! `webcorpus crawl --cluster` processes over three of the shared sites served on loopback,
 //! against a single-process crawl of the same sites. Checked: every URL fetched once across
 //! the workers (the server's log) with robots.txt and the per-host delay honoured, the union
@@ -9,7 +9,7 @@
 //! until its partitions have moved (restarted only after the crawl ended, to cut its corpus
 //! back).
 
-mod support;
+use crate::support;
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};

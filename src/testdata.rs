@@ -1,0 +1,38 @@
+//! Test support, compiled for the unit tests only: the one locator of the shared test data,
+//! `../shared` beside the crate (`WEBCORPUS_SHARED` names another; `WEBCORPUS_DATA`, its
+//! `data/` folder, is read too). A test whose data is missing is skipped with a loud line, and
+//! fails instead when `CI` is set: CI never passes a check that did not run.
+
+use std::path::{Path, PathBuf};
+
+/// The shared folder: `WEBCORPUS_SHARED`, else the parent of `WEBCORPUS_DATA`, else
+/// `../shared` beside the crate. Not checked.
+pub(crate) fn shared_root() -> PathBuf {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    if let Some(dir) = std::env::var_os("WEBCORPUS_SHARED") {
+        return manifest.join(dir);
+    }
+    match std::env::var_os("WEBCORPUS_DATA") {
+        Some(data) => manifest.join(data).join(".."),
+        None => manifest.join("../shared"),
+    }
+}
+
+/// `rel` (e.g. `sites/www.paraguayos.org`, `data/cleanportaleval`) under the shared folder,
+/// or `None` after a loud line when it is missing.
+///
+/// # Panics
+/// When it is missing and `CI` is set.
+pub(crate) fn shared_path(rel: &str) -> Option<PathBuf> {
+    let path = shared_root().join(rel);
+    if path.exists() {
+        return Some(path);
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "shared test data not found at {} (CI needs ../shared beside the repository)",
+        path.display()
+    );
+    eprintln!("\n*** SKIPPED: shared test data not found at {} (set WEBCORPUS_SHARED) ***\n", path.display());
+    None
+}
