@@ -26,6 +26,7 @@ pub mod replay;
 pub mod robots;
 mod run;
 pub mod shutdown;
+pub mod sink;
 pub mod snapshot;
 pub mod sources;
 pub mod stats;

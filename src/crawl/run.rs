@@ -24,6 +24,7 @@ use crate::crawl::messages::Event;
 use crate::crawl::progress::Progress;
 use crate::crawl::robots::{user_agent_token, RobotsEntry, RobotsStatus};
 use crate::crawl::shutdown::{low_disk, watch_disks, watch_signals, Shutdown};
+use crate::crawl::sink::CorpusSink;
 use crate::crawl::url::{host_key, normalize, parse_seed_line};
 use crate::crawl::workers::{spawn_workers, PageTools, WorkerContext};
 use crate::crawl::{owner, CrawlError, CrawlOptions, CrawlSummary};
@@ -118,12 +119,11 @@ pub async fn run(opts: CrawlOptions) -> Result<CrawlSummary, CrawlError> {
     let committer_cluster = cluster.as_ref().map(|link| CommitterCluster { link: link.clone(), released: released_tx });
     let cluster_events = events_tx.clone();
     let log_path = cfg.crawl.state_dir.join("onion.log");
+    let sink = CorpusSink::open(&cfg.dedup, format, writer, warc, &log_path, state.hash_log_len()?)?;
     let committer = Committer::open(
         cfg.clone(),
         state.clone(),
-        writer,
-        warc,
-        &log_path,
+        sink,
         work_tx.clone(),
         events_tx.clone(),
         stop.clone(),

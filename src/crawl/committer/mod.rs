@@ -1,6 +1,7 @@
 //! [`Committer`]: the crawl's single writer (ARCHITECTURE.md, "The crawl engine"). It owns,
-//! privately, Onion's seen n-gram set and hash log, the corpus writer, the host records and
-//! every write to the store, and runs on its own thread. Steps per message:
+//! privately, the [`CorpusSink`] (Onion's seen n-gram set and hash log, the corpus writer, the
+//! WARC output), the host records and every write to the store, and runs on its own thread.
+//! Steps per message:
 //!
 //! 1. a page outcome is put in its host's fetch order (tickets), then applied: frontier entry
 //!    done, links queued (seen set, scope, depth and per-host caps), and either the page kept
@@ -33,21 +34,18 @@ use crate::crawl::address::AddressPolicy;
 use crate::crawl::messages::{
     send_queued, CommitMsg, Discard, Event, PageContent, PageDone, PageResult, PageWork, WaitingDone, WorkItem,
 };
+use crate::crawl::sink::CorpusSink;
 use crate::crawl::snapshot::SNAPSHOT_INTERVAL;
 use crate::crawl::sources::MAX_SITEMAP_DEPTH;
 use crate::crawl::CrawlError;
-use crate::dedup::log::HashLog;
-use crate::dedup::{Onion, OnionScratch, SeenSet};
 use crate::domain::{DomainModel, LearningEvent, SamplingRule};
 use crate::store::{
     Counters, CrawlState, FetchedPageEntry, FrontierEntry, HostRecord, SampledPage, StateBatch, UrlKind,
 };
-use crate::write::warc::{HttpExchange, WarcRef, WarcWriter};
-use crate::write::{CorpusFormat, CorpusWriter};
+use crate::write::warc::{HttpExchange, WarcRef};
 pub use cluster::{forget_unowned, CommitterCluster};
 use crossbeam_channel::{Receiver, Sender};
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
-use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -121,14 +119,8 @@ pub struct Committer {
     /// `[learn]`'s sampling rule, for every host's [`HostLearning`](crate::domain::HostLearning).
     rule: SamplingRule,
     state: CrawlState,
-    writer: Box<dyn CorpusWriter + Send>,
-    /// The WARC output (`[warc] enabled`).
-    warc: Option<WarcWriter>,
-    format: CorpusFormat,
-    onion: Onion,
-    scratch: OnionScratch,
-    seen: SeenSet,
-    log: HashLog,
+    /// Onion, the corpus, the hash log and the WARC output.
+    sink: CorpusSink,
     counters: Counters,
     hosts: HashMap<String, HostBook>,
     batch: StateBatch,
@@ -165,28 +157,20 @@ pub struct Committer {
 }
 
 impl Committer {
-    /// Open the committer on `state`: the corpus writer (already cut back to the committed
-    /// offset), the hash log at `log_path` (cut back likewise and read into the seen set),
+    /// Open the committer on `state` and `sink` (opened at the state's committed position):
     /// the host records, and the learn and drain jobs a killed run left to do.
     ///
     /// # Errors
-    /// The store's, the hash log's.
-    #[allow(clippy::too_many_arguments)]
+    /// The store's.
     pub fn open(
         cfg: Config,
         state: CrawlState,
-        writer: Box<dyn CorpusWriter + Send>,
-        warc: Option<WarcWriter>,
-        log_path: &Path,
+        sink: CorpusSink,
         work: Sender<WorkItem>,
         events: tokio::sync::mpsc::UnboundedSender<Event>,
         stop: Arc<AtomicBool>,
         cluster: Option<CommitterCluster>,
     ) -> Result<Committer, CrawlError> {
-        let mut seen = SeenSet::new(cfg.dedup.seen_params());
-        let log = HashLog::open(log_path, state.hash_log_len()?, |h| {
-            seen.insert(h);
-        })?;
         let rule = SamplingRule::new(&cfg.learn);
         let mut hosts = HashMap::new();
         let mut jobs = Vec::new();
@@ -201,21 +185,14 @@ impl Committer {
             hosts.insert(book.rec.host.clone(), book);
         }
         let counters = state.counters()?;
-        let format = cfg.crawl.format;
         let cfg_allow = cfg.net.allow.clone();
         Ok(Committer {
             rule,
-            onion: Onion::new(cfg.dedup.onion())?,
+            sink,
             die_at: DieAt::from_env(),
             batch: state.batch(),
             cfg,
             state,
-            writer,
-            warc,
-            format,
-            scratch: OnionScratch::default(),
-            seen,
-            log,
             counters: counters.clone(),
             hosts,
             group_pages: Vec::new(),
@@ -560,33 +537,19 @@ impl Committer {
 
     /// Append `exchanges` to the WARC output (when on); returns where the last response is.
     fn write_exchanges(&mut self, exchanges: &[HttpExchange]) -> Result<Option<WarcRef>, CrawlError> {
-        let Some(warc) = &mut self.warc else { return Ok(None) };
-        let mut last = None;
-        for exchange in exchanges {
-            last = Some(warc.write_exchange(exchange)?);
-        }
-        Ok(last)
+        self.sink.write_exchanges(exchanges)
     }
 
     /// Step 2: make the group durable, then step 3: tell dispatch, start the jobs.
     fn commit(&mut self) -> Result<(), CrawlError> {
         if self.group_start.is_some() {
-            let offset = self.writer.sync()?;
-            let log_len = self.log.sync()?;
-            let warc = match &mut self.warc {
-                Some(w) => w.sync()?,
-                None => None,
-            };
+            let position = self.sink.sync()?;
             self.groups += 1;
             if self.die_at == Some(DieAt::Group(self.groups)) {
                 std::process::abort();
             }
             let mut batch = std::mem::replace(&mut self.batch, self.state.batch());
-            batch.set_corpus_offset(offset, self.format.name());
-            batch.set_hash_log_len(log_len);
-            if let Some(position) = &warc {
-                batch.set_warc_position(position);
-            }
+            position.commit_into(&mut batch);
             for host in self.group_dirty.drain() {
                 if let Some(book) = self.hosts.get(&host) {
                     batch.put_host(&book.rec);

@@ -78,7 +78,7 @@ impl Committer {
             }
             None => {}
         }
-        let outcome = self.onion.filter_with(&mut self.scratch, &ex.paragraphs, &self.seen)?;
+        let outcome = self.sink.dedup(&ex.paragraphs)?;
         self.counters.duplicate_paragraphs += outcome.dropped as u64;
         if outcome.kept.is_empty() {
             self.discard(host, Discard::AllDuplicate);
@@ -101,9 +101,7 @@ impl Committer {
             self.discard(host, Discard::WrongLanguage);
             return Ok(());
         }
-        self.writer.append(&record)?;
-        self.seen.insert_all(&outcome.new_hashes);
-        self.log.append(&outcome.new_hashes);
+        self.sink.append(&record, &outcome.new_hashes)?;
         self.counters.records += 1;
         self.counters.paragraphs += record.paragraphs.len() as u64;
         let rec = &mut self.book(host).rec;
