@@ -66,7 +66,7 @@ pub struct Config {
     /// `[eval]`: evaluation data.
     pub eval: EvalConfig,
     /// `[boilernet]`: the BoilerNet model file (default: the shipped one).
-    pub boilernet: crate::boilernet::BoilernetConfig,
+    pub boilernet: crate::extract::boilernet::BoilernetConfig,
     /// `[classify]`: the article-vs-other page classifier.
     pub classify: ClassifyConfig,
     /// `[warc]`: WARC output of the crawl.
@@ -257,6 +257,19 @@ impl Default for EvalConfig {
 }
 
 impl Config {
+    /// The extraction settings of this config: `[crawl] language`, `[justext]`,
+    /// `[learn.stadynot]`, `[tree_filter]`, `[boilernet]`; the shipped combiner.
+    pub fn extract_settings(&self) -> crate::extract::pipeline::ExtractSettings {
+        crate::extract::pipeline::ExtractSettings {
+            language: self.crawl.language().map(str::to_string),
+            justext: self.justext.clone(),
+            stadynot: self.learn.stadynot.clone(),
+            tree_filter: self.tree_filter.clone(),
+            boilernet: self.boilernet.clone(),
+            combiner: None,
+        }
+    }
+
     /// Read and validate `path`.
     ///
     /// # Errors
@@ -341,7 +354,7 @@ impl Config {
             stoplist::validate_language(lang).map_err(|e| invalid("crawl.language", e.to_string()))?;
         }
         if self.boilernet.model.is_some() {
-            if let Err(e) = crate::boilernet::model_for(&self.boilernet) {
+            if let Err(e) = crate::extract::boilernet::model_for(&self.boilernet) {
                 return Err(invalid("boilernet.model", e));
             }
         }

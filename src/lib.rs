@@ -18,7 +18,6 @@
 //! 12. [`cluster`] — one crawl on many workers through Redis (partition streams, leases);
 //! 13. [`show`] — a host's pages as HTML, each text block marked by what decided its fate.
 
-pub mod boilernet;
 pub mod classify;
 pub mod cli;
 pub mod cluster;
@@ -35,6 +34,7 @@ pub mod show;
 pub mod store;
 #[cfg(test)]
 mod testdata;
+pub mod train;
 pub mod write;
 
 pub use model::{Block, Label, ParagraphKind, Record};

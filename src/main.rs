@@ -173,7 +173,7 @@ fn extract(args: ExtractArgs) -> Result<()> {
     if args.per_site {
         return extract_per_site(args, config, language);
     }
-    let settings = ExtractSettings { language: language.clone(), ..ExtractSettings::from_config(&config) };
+    let settings = ExtractSettings { language: language.clone(), ..config.extract_settings() };
     // With --site every page is read first to learn the site's model; without, one page at a
     // time is read, extracted and written (no page stays in memory).
     let (pages, model) = match &args.site {
@@ -362,7 +362,7 @@ fn show_site(
     max_pages: usize,
     config: &Config,
 ) -> Result<webcorpus::show::HostView> {
-    let settings = ExtractSettings::from_config(config);
+    let settings = config.extract_settings();
     let mut pages = Vec::new();
     let mut failed = Vec::new();
     for path in files {
@@ -537,7 +537,7 @@ fn eval(args: EvalArgs) -> Result<()> {
         leave_one_out: args.leave_one_out,
         limit: args.limit,
         threads: worker_threads(args.threads),
-        settings: ExtractSettings::from_config(&config),
+        settings: config.extract_settings(),
         learn: webcorpus::domain::LearnParams {
             min_sample: args.min_sample.unwrap_or(config.learn.min_sample).max(1),
             ..config.learn.clone()
@@ -582,7 +582,7 @@ fn eval(args: EvalArgs) -> Result<()> {
 fn train_classifier(args: TrainClassifierArgs) -> Result<()> {
     use indicatif::{ProgressBar, ProgressStyle};
     use webcorpus::classify::data::{load_pages, Split};
-    use webcorpus::classify::train::{ablation, confusion_by_type, evaluate, train, TrainOptions};
+    use webcorpus::train::classifier::{ablation, confusion_by_type, evaluate, train, TrainOptions};
     const FOCUS: &str = "modern2026-dev";
     let config = load_config(&args.config)?;
     let sets = load_sets(&config, &args.data)?;
@@ -592,7 +592,7 @@ fn train_classifier(args: TrainClassifierArgs) -> Result<()> {
         .progress_chars("=> ");
     let started = std::time::Instant::now();
     let bar = ProgressBar::new(0).with_style(style.clone()).with_prefix("extract");
-    let pages = load_pages(&sets, &ExtractSettings::from_config(&config), threads, args.limit, &|done, total| {
+    let pages = load_pages(&sets, &config.extract_settings(), threads, args.limit, &|done, total| {
         bar.set_length(total as u64);
         bar.set_position(done as u64);
     });
@@ -666,7 +666,7 @@ fn train_classifier(args: TrainClassifierArgs) -> Result<()> {
     for (t, a, o) in confusion_by_type(&trained.mlp, &te) {
         println!("  {t:<32} {a:>4} / {o:<4}");
     }
-    let score = |m: &webcorpus::classify::train::Metrics| {
+    let score = |m: &webcorpus::train::classifier::Metrics| {
         serde_json::json!({
             "accuracy": m.accuracy(),
             "precision": m.precision(),
@@ -695,7 +695,7 @@ fn train_classifier(args: TrainClassifierArgs) -> Result<()> {
 /// the held-out comparison with the rule-based default, write the model.
 fn train_combiner(args: TrainCombinerArgs) -> Result<()> {
     use webcorpus::extract::combiner::gbdt::GbdtParams;
-    use webcorpus::extract::combiner::train::{load_blocks, train};
+    use webcorpus::train::combiner::{load_blocks, train};
     let config = load_config(&args.config)?;
     let sets = load_sets(&config, &args.data)?;
     let threads = worker_threads(args.threads);
@@ -748,8 +748,8 @@ fn train_combiner(args: TrainCombinerArgs) -> Result<()> {
 /// per-epoch validation, write the best epoch's model with its provenance.
 fn train_boilernet(args: TrainBoilernetArgs) -> Result<()> {
     use indicatif::{ProgressBar, ProgressStyle};
-    use webcorpus::boilernet::train::{load_pages, train, TrainEvent, TrainOptions};
-    use webcorpus::boilernet::NetConfig;
+    use webcorpus::extract::boilernet::NetConfig;
+    use webcorpus::train::boilernet::{load_pages, train, TrainEvent, TrainOptions};
     let config = load_config(&args.config)?;
     let sets = load_sets(&config, &args.data)?;
     let threads = worker_threads(args.threads);

@@ -1,9 +1,42 @@
 //! Core data types shared by every stage: text [`Block`]s (the unit every extractor labels),
 //! their [`Label`]s, output [`Paragraph`]s and the corpus [`Record`].
 
-pub use crate::classify::PageType;
 use ego_tree::NodeId;
 use serde::{Deserialize, Serialize};
+
+/// A page's type as the classifier sees it: the corpus field `page_type`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PageType {
+    /// A news article or a blog post: one text written as a whole.
+    Article,
+    /// Anything else: listings, front pages, forums, products, services, documentation,
+    /// legal pages.
+    Other,
+}
+
+impl PageType {
+    /// `"article"` or `"other"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            PageType::Article => "article",
+            PageType::Other => "other",
+        }
+    }
+}
+
+impl std::str::FromStr for PageType {
+    type Err = String;
+
+    /// `article` or `other`, ASCII case-insensitive.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "article" => Ok(PageType::Article),
+            "other" => Ok(PageType::Other),
+            _ => Err(format!("unknown page type {s:?} (expected article or other)")),
+        }
+    }
+}
 
 /// A block's class. jusText's classes (Pomikálek 2011, §3.2); every other extractor maps
 /// onto them. Only [`Label::Good`] blocks reach the corpus.

@@ -15,7 +15,6 @@ pub mod legal;
 pub mod markup;
 pub mod mlp;
 pub mod phrases;
-pub mod train;
 pub mod url_words;
 
 #[cfg(test)]
@@ -26,11 +25,11 @@ use crate::extract::pipeline::{extract_document, ExtractSettings, PageExtraction
 use crate::extract::{ExtractError, ExtractorKind};
 use crate::html::{segment, Document};
 use crate::model::Block;
+pub use crate::model::PageType;
 use crate::nn::io::ModelFile;
 use crate::nn::NnError;
 use features::{PageFeatures, PageInput};
 use mlp::Mlp;
-use serde::{Deserialize, Serialize};
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
@@ -52,40 +51,6 @@ pub enum ClassifyError {
     /// Nothing to train on (no typed page in the sets, or no page of one class).
     #[error("training data: {0}")]
     NoData(String),
-}
-
-/// A page's type as the classifier sees it: the corpus field `page_type`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum PageType {
-    /// A news article or a blog post: one text written as a whole.
-    Article,
-    /// Anything else: listings, front pages, forums, products, services, documentation,
-    /// legal pages.
-    Other,
-}
-
-impl PageType {
-    /// `"article"` or `"other"`.
-    pub fn name(self) -> &'static str {
-        match self {
-            PageType::Article => "article",
-            PageType::Other => "other",
-        }
-    }
-}
-
-impl std::str::FromStr for PageType {
-    type Err = String;
-
-    /// `article` or `other`, ASCII case-insensitive.
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "article" => Ok(PageType::Article),
-            "other" => Ok(PageType::Other),
-            _ => Err(format!("unknown page type {s:?} (expected article or other)")),
-        }
-    }
 }
 
 /// The classifier's verdict on one page.

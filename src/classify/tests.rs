@@ -2,9 +2,9 @@
 //! data is missing): a tiny training run, and the shipped model on held-out sites.
 
 use super::data::{is_test_site, load_pages, LabelledPage};
-use super::train::{evaluate, train, TrainOptions};
 use super::PageClassifier;
 use crate::extract::pipeline::ExtractSettings;
+use crate::train::classifier::{evaluate, train, TrainOptions};
 
 use crate::eval::dataset::test_set as set;
 

@@ -247,17 +247,7 @@ fn find_source<'a, T: std::error::Error + 'static>(e: &'a (dyn std::error::Error
     None
 }
 
-/// A page's cache validators (RFC 9110 §8.8): sent back as `If-None-Match` and
-/// `If-Modified-Since` when the page is fetched again (`crawl --refresh`).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Validators {
-    /// The `ETag` header, verbatim.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub etag: Option<String>,
-    /// The `Last-Modified` header, verbatim.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub last_modified: Option<String>,
-}
+pub use crate::store::Validators;
 
 impl Validators {
     /// The conditional request headers these validators give.

@@ -33,7 +33,6 @@ use crate::crawl::workers::{extract_and_classify, PageTools};
 use crate::dedup::{DedupError, Onion, OnionScratch, SeenSet};
 use crate::domain::learn::{learn_documents, parse_sample};
 use crate::domain::{DomainModel, HostLearning, LearningAction, LearningEvent, SamplingRule};
-use crate::extract::pipeline::ExtractSettings;
 use crate::extract::warc_input::{read_warc_with_progress, WarcInputError, WarcPage};
 use crate::html::sniff::{binary_kind, unreadable_share, MAX_UNREADABLE_SHARE};
 use crate::html::{decode_html, Document};
@@ -114,7 +113,7 @@ pub fn replay_warcs(
     });
     let tools = PageTools {
         kind: cfg.crawl.extractor,
-        settings: Arc::new(ExtractSettings::from_config(cfg)),
+        settings: Arc::new(cfg.extract_settings()),
         classifier: cfg.classify.classifier()?,
     };
     let language = cfg.crawl.language().map(str::to_string);

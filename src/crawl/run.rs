@@ -30,7 +30,6 @@ use crate::crawl::workers::{spawn_workers, PageTools, WorkerContext};
 use crate::crawl::{owner, CrawlError, CrawlOptions, CrawlSummary};
 use crate::domain::DomainModel;
 use crate::domain::HostModel;
-use crate::extract::pipeline::ExtractSettings;
 use crate::store::{open_state_dir, CrawlState, FrontierEntry, HostPhase, HostRecord, UrlKind};
 use crate::write::open_writer;
 use crate::write::warc::{WarcInfo, WarcWriter};
@@ -140,7 +139,7 @@ pub async fn run(opts: CrawlOptions) -> Result<CrawlSummary, CrawlError> {
     let ctx = WorkerContext {
         tools: PageTools {
             kind: cfg.crawl.extractor,
-            settings: Arc::new(ExtractSettings::from_config(&cfg)),
+            settings: Arc::new(cfg.extract_settings()),
             classifier: cfg.classify.classifier()?,
         },
         state: state.clone(),

@@ -6,6 +6,7 @@
 //! Per-site extractors (GoldMiner, StaDyNoT) read the host's [`DomainModel`] from the
 //! [`ExtractContext`]; without one they fall back to jusText alone.
 
+pub mod boilernet;
 pub mod boilerpipe;
 pub mod bte;
 pub mod combiner;

@@ -33,7 +33,7 @@ pub struct ExtractSettings {
     /// The HTML-tree filter's ancestor depth (boilerpipe-tree).
     pub tree_filter: TreeFilterParams,
     /// The BoilerNet model (`[boilernet]`).
-    pub boilernet: crate::boilernet::BoilernetConfig,
+    pub boilernet: crate::extract::boilernet::BoilernetConfig,
     /// The default extractor's block combiner; `None` = the shipped model
     /// ([`combiner::shipped`]). Evaluation sets another to judge pages by a model that never
     /// saw their site.
@@ -41,19 +41,6 @@ pub struct ExtractSettings {
 }
 
 impl ExtractSettings {
-    /// The settings of `config`: `[crawl] language`, `[justext]`, `[learn.stadynot]`,
-    /// `[tree_filter]`.
-    pub fn from_config(config: &crate::config::Config) -> ExtractSettings {
-        ExtractSettings {
-            language: config.crawl.language().map(str::to_string),
-            justext: config.justext.clone(),
-            stadynot: config.learn.stadynot.clone(),
-            tree_filter: config.tree_filter.clone(),
-            boilernet: config.boilernet.clone(),
-            combiner: None,
-        }
-    }
-
     /// The default extractor's combiner: [`ExtractSettings::combiner`], else the shipped model.
     ///
     /// # Errors
@@ -345,7 +332,9 @@ fn label_blocks(
         ExtractorKind::Boilerpipe => crate::extract::boilerpipe::Boilerpipe.classify(doc, blocks, &ctx)?,
         ExtractorKind::BoilerpipeTree => crate::extract::tree_filter::BoilerpipeTree::new(settings.tree_filter.clone())
             .classify(doc, blocks, &ctx)?,
-        ExtractorKind::Boilernet => crate::boilernet::extractor::labels(&settings.boilernet, doc, blocks, &ctx)?,
+        ExtractorKind::Boilernet => {
+            crate::extract::boilernet::extractor::labels(&settings.boilernet, doc, blocks, &ctx)?
+        }
     };
     Ok(DefaultLabels { labels, model_use, model_share, combiner: combined })
 }

@@ -401,7 +401,7 @@ pub fn show_host(
         written.insert(fetched, r.paragraphs.into_iter().map(|p| p.text).collect());
     }
     let url = url.map(|u| redirected.get(u).map_or(u, String::as_str));
-    let settings = ExtractSettings::from_config(config);
+    let settings = config.extract_settings();
     let mut pages = Vec::new();
     let mut failed = Vec::new();
     let mut files: Vec<PathBuf> = std::fs::read_dir(out_dir.join(crate::crawl::WARC_DIR))

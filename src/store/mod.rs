@@ -17,7 +17,7 @@ pub use memory::MemoryStore;
 pub use sled_store::SledStore;
 pub use state::{
     Counters, CrawlState, FetchedPageEntry, FrontierEntry, HostPhase, HostRecord, SampledPage, StateBatch, UrlKind,
-    MODEL_HALVED_LISTED, STATE_VERSION,
+    Validators, MODEL_HALVED_LISTED, STATE_VERSION,
 };
 
 use std::path::{Path, PathBuf};

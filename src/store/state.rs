@@ -53,10 +53,22 @@ pub struct FetchedPageEntry {
     pub depth: u32,
     /// `ETag` and `Last-Modified` of the response.
     #[serde(default)]
-    pub validators: crate::crawl::fetch::Validators,
+    pub validators: Validators,
     /// A page, a sitemap or a feed.
     #[serde(default, skip_serializing_if = "UrlKind::is_page")]
     pub kind: UrlKind,
+}
+
+/// A page's cache validators (RFC 9110 §8.8): sent back as `If-None-Match` and
+/// `If-Modified-Since` when the page is fetched again (`crawl --refresh`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Validators {
+    /// The `ETag` header, verbatim.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub etag: Option<String>,
+    /// The `Last-Modified` header, verbatim.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_modified: Option<String>,
 }
 
 /// A URL waiting in a host's frontier queue.
@@ -75,7 +87,7 @@ pub struct FrontierEntry {
     pub kind: UrlKind,
     /// The validators of an earlier fetch (`crawl --refresh`): the request is conditional.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub validators: Option<crate::crawl::fetch::Validators>,
+    pub validators: Option<Validators>,
     /// Cluster crawl: the URL's entry in its partition's stream (`p/id`,
     /// [`crate::cluster::StreamRef`]), acknowledged once the URL's outcome is committed.
     #[serde(default, skip_serializing_if = "Option::is_none")]

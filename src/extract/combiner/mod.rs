@@ -237,7 +237,6 @@ pub fn shipped() -> Result<&'static CombinerModel, String> {
 }
 
 pub mod gbdt;
-pub mod train;
 
 #[cfg(test)]
 mod tests {

@@ -22,7 +22,6 @@ pub mod extractor;
 pub mod features;
 pub mod labels;
 pub mod model;
-pub mod train;
 
 pub use extractor::{model_for, BoilerNetExtractor, BoilernetConfig};
 pub use model::{BoilerNet, NetConfig};

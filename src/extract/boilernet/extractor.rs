@@ -65,7 +65,7 @@ pub fn shipped() -> Result<&'static BoilerNet, String> {
 }
 
 /// The bytes of `models/boilernet.wcnn`.
-pub static SHIPPED_BYTES: &[u8] = include_bytes!("../../models/boilernet.wcnn");
+pub static SHIPPED_BYTES: &[u8] = include_bytes!("../../../models/boilernet.wcnn");
 
 /// The model of `config`: the file of `[boilernet] model` (loaded once per path and kept for
 /// the process), or the shipped one.

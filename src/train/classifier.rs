@@ -7,10 +7,10 @@
 //! cross-validation on the training sites (the ablation of `webcorpus train classifier
 //! --ablation`).
 
-use super::data::LabelledPage;
-use super::features::PageFeatures;
-use super::mlp::Mlp;
-use super::ClassifyError;
+use crate::classify::data::LabelledPage;
+use crate::classify::features::PageFeatures;
+use crate::classify::mlp::Mlp;
+use crate::classify::ClassifyError;
 use crate::nn::loss::weighted_bce_with_logits;
 use crate::nn::Adam;
 use serde::Serialize;
@@ -66,7 +66,7 @@ pub const DEFAULT_FEATURES: &[&str] = &[
 /// Hyper-parameters of [`train`].
 #[derive(Debug, Clone)]
 pub struct TrainOptions {
-    /// Feature names (see [`super::features::FEATURE_NAMES`]).
+    /// Feature names (see [`crate::classify::features::FEATURE_NAMES`]).
     pub features: Vec<String>,
     /// Hidden units. Default 16 (the blog's 7-35-1 has 35; over our 40 features 16, 35 and
     /// 64 cross-validate alike, and 16 is the smallest).
@@ -391,7 +391,7 @@ pub struct AblationRow {
 }
 
 /// The feature ablation: [`cross_validate`] (5 folds, [`ABLATION_SEEDS`] seeds summed) of the blog's seven features, of the
-/// seven plus each group of [`super::features::FEATURE_GROUPS`], of all features, and of all
+/// seven plus each group of [`crate::classify::features::FEATURE_GROUPS`], of all features, and of all
 /// minus each group; `focus` names the set scored on its own too (modern2026-dev).
 ///
 /// # Errors
@@ -402,7 +402,7 @@ pub fn ablation(
     focus: &str,
     on_row: &mut dyn FnMut(&AblationRow),
 ) -> Result<Vec<AblationRow>, ClassifyError> {
-    use super::features::{FEATURE_GROUPS, FEATURE_NAMES, PAPER_FEATURES, V1_FEATURES};
+    use crate::classify::features::{FEATURE_GROUPS, FEATURE_NAMES, PAPER_FEATURES, V1_FEATURES};
     let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<String>>();
     let mut sets: Vec<(String, Vec<String>)> = vec![("paper".into(), names(PAPER_FEATURES))];
     for (group, feats) in FEATURE_GROUPS {
@@ -441,7 +441,7 @@ mod tests {
 
     #[test]
     fn default_features_are_known_and_unique() {
-        use super::super::features::FEATURE_NAMES;
+        use crate::classify::features::FEATURE_NAMES;
         for f in DEFAULT_FEATURES {
             assert!(FEATURE_NAMES.contains(f), "{f}");
             assert_eq!(DEFAULT_FEATURES.iter().filter(|g| *g == f).count(), 1, "{f}");

@@ -6,20 +6,20 @@
 //! with the best validation F1 is kept (§4.2: "we choose the best checkpoint based on the score
 //! on the validation set").
 //!
-//! [`load_pages`] reads, parses, segments and labels every page ([`super::labels`]); pages are
+//! [`load_pages`] reads, parses, segments and labels every page ([`crate::extract::boilernet::labels`]); pages are
 //! split by site with [`is_holdout_site`]: held-out sites are the validation pages, and the
 //! vocabularies are built from the training pages only. A batch is spread over `threads`
 //! worker threads (each runs its share of the pages on its own replica of the network; the
 //! gradients are summed before the Adam step), so one step does the same arithmetic whatever
 //! the thread count.
 
-use super::features::{page_stoplist, page_tokens, BlockTokens, Vocab};
-use super::labels::page_labels;
-use super::model::{BoilerNet, NetConfig, Sequence};
-use super::BoilernetError;
 use crate::eval::dataset::{is_holdout_site, Dataset};
 use crate::eval::metrics::Prf;
 use crate::eval::run::par_map;
+use crate::extract::boilernet::features::{page_stoplist, page_tokens, BlockTokens, Vocab};
+use crate::extract::boilernet::labels::page_labels;
+use crate::extract::boilernet::model::{BoilerNet, NetConfig, Sequence};
+use crate::extract::boilernet::BoilernetError;
 use crate::html::{segment, Document};
 use crate::nn::loss::weighted_bce_with_logits;
 use crate::nn::Adam;
@@ -56,8 +56,8 @@ impl Default for TrainOptions {
             lr: 1e-3,
             seed: 1,
             threads: 1,
-            max_tags: super::features::DEFAULT_TAGS,
-            max_words: super::features::DEFAULT_WORDS,
+            max_tags: crate::extract::boilernet::features::DEFAULT_TAGS,
+            max_words: crate::extract::boilernet::features::DEFAULT_WORDS,
         }
     }
 }
@@ -405,7 +405,7 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let path = tmp.path().join("bn.wcnn");
         trained.model.to_model_file().save(&path).unwrap();
-        let back = super::super::extractor::load(&path).unwrap();
+        let back = crate::extract::boilernet::extractor::load(&path).unwrap();
         assert_eq!(back, trained.model);
         let rows = back.rows(&pages[0].tokens);
         assert_eq!(back.predict(rows.clone()), trained.model.predict(rows));

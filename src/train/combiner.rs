@@ -1,6 +1,6 @@
 //! Training the combiner on the shared sets' gold. The principal function is [`train`]: every
-//! page is parsed, segmented and run through the cheap extractors ([`super::inputs`]), its
-//! blocks labelled from the gold ([`crate::boilernet::labels`]: the word alignment that `eval`
+//! page is parsed, segmented and run through the cheap extractors ([`crate::extract::combiner::inputs`]), its
+//! blocks labelled from the gold ([`crate::extract::boilernet::labels`]: the word alignment that `eval`
 //! scores with, or the snippets), and the boosted trees fitted on the blocks of the training
 //! sites, each block weighted by its words (the scores count words; on snippet-labelled pages
 //! by a power of them, [`page_weights`]). The shipped model is fitted on every site. A fold
@@ -9,14 +9,14 @@
 //! P/R/F1 of the combiner next to the rule-based default's. One model per fold is a site-grouped
 //! cross-validation: `webcorpus eval --combiner-cv` judges each page by the model of its fold.
 
-use super::features::{column_names, FEATURES};
-use super::gbdt::{Gbdt, GbdtParams};
-use super::{inputs, CombinerModel, MODEL_KIND, MODEL_VERSION};
-use crate::boilernet::labels::page_labels;
 #[cfg(doc)]
 use crate::eval::dataset::is_holdout_site;
 use crate::eval::dataset::{site_fold, Dataset};
 use crate::eval::run::par_map;
+use crate::extract::boilernet::labels::page_labels;
+use crate::extract::combiner::features::{column_names, FEATURES};
+use crate::extract::combiner::gbdt::{Gbdt, GbdtParams};
+use crate::extract::combiner::{inputs, CombinerModel, MODEL_KIND, MODEL_VERSION};
 use crate::extract::justext::JusTextParams;
 use crate::extract::stadynot::StaDyNoTParams;
 use crate::extract::stoplist::{language_sample, stoplist_for};

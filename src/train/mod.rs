@@ -1,0 +1,11 @@
+//! Training the three learned models from the gold of the shared evaluation sets: the default's
+//! block combiner ([`combiner`]: gradient-boosted trees over the cheap extractors' labels),
+//! BoilerNet ([`boilernet`]: Leonhardt et al. 2020, a BiLSTM block labeller) and the
+//! article-vs-other page classifier ([`classifier`]). `webcorpus train combiner|boilernet|
+//! classifier` runs them; the shipped models, their commands and scores: `models/README.md`.
+//! Training reads the evaluation sets ([`crate::eval::dataset`]); the extractors that use the
+//! models never depend on this module.
+
+pub mod boilernet;
+pub mod classifier;
+pub mod combiner;
