@@ -29,6 +29,8 @@ mod frontier;
 mod hosts_view;
 mod models;
 mod records;
+#[cfg(test)]
+mod tests;
 use crate::config::Config;
 use crate::crawl::address::AddressPolicy;
 use crate::crawl::messages::{

@@ -1,0 +1,186 @@
+//! The committer driven message by message, as dispatch and the workers drive it: a memory
+//! store, the corpus sink on real files in a temporary directory, real pages of the shared
+//! Free Press site, and the jobs and events it sends read back from their channels.
+
+use super::*;
+use crate::crawl::sink::CorpusSink;
+use crate::crawl::sources::SourceUrls;
+use crate::domain::HostPhase;
+use crate::extract::pipeline::extract_html;
+use crate::extract::ExtractorKind;
+use crate::model::Record;
+use crate::store::{MemoryStore, Validators};
+use crate::write::{open_writer, CorpusFormat};
+use tokio::sync::mpsc::UnboundedReceiver;
+
+const HOST: &str = "www.freepressokc.com";
+
+/// A committer on a fresh memory store whose one host is [`HOST`] (seed `/`), with samples of
+/// `sample_size` pages and `min_sample` 2; its corpus and hash log in `dir`.
+struct Rig {
+    committer: Committer,
+    state: CrawlState,
+    jobs: Receiver<WorkItem>,
+    events: UnboundedReceiver<Event>,
+    dir: tempfile::TempDir,
+}
+
+fn rig(sample_size: usize) -> Rig {
+    let dir = tempfile::tempdir().unwrap();
+    let mut cfg = Config::default();
+    (cfg.learn.sample_size, cfg.learn.min_sample) = (sample_size, 2);
+    cfg.warc.enabled = false;
+    let state = CrawlState::open(Arc::new(MemoryStore::new())).unwrap();
+    let mut batch = state.batch();
+    batch.put_host(&HostRecord { host: HOST.into(), seed: format!("http://{HOST}/"), ..HostRecord::default() });
+    state.commit(batch).unwrap();
+    let writer = open_writer(CorpusFormat::Jsonl, dir.path(), 0).unwrap();
+    let log = dir.path().join("onion.log");
+    let sink = CorpusSink::open(&cfg.dedup, CorpusFormat::Jsonl, writer, None, &log, 0).unwrap();
+    let (work, jobs) = crossbeam_channel::unbounded();
+    let (events_tx, events) = tokio::sync::mpsc::unbounded_channel();
+    let stop = Arc::new(AtomicBool::new(false));
+    let committer = Committer::open(cfg, state.clone(), sink, work, events_tx, stop, None).unwrap();
+    Rig { committer, state, jobs, events, dir }
+}
+
+/// The HTML of the `n`-th article of the shared Free Press site (`None` without the data).
+fn article(n: usize) -> Option<String> {
+    let root = crate::testdata::shared_path(&format!("sites/{HOST}"))?;
+    let mut dirs: Vec<_> = std::fs::read_dir(&root).unwrap().flatten().map(|e| e.path().join("index.html")).collect();
+    dirs.retain(|p| p.is_file() && std::fs::metadata(p).unwrap().len() > 20_000);
+    dirs.sort();
+    Some(std::fs::read_to_string(&dirs[n]).unwrap())
+}
+
+/// Page `path` of [`HOST`], fetched (200) as ticket `ticket`, with `content` and `links`.
+fn page(ticket: u64, path: &str, content: PageContent, links: &[&str]) -> CommitMsg {
+    let url = format!("http://{HOST}{path}");
+    let links = links.iter().map(|l| Url::parse(l).unwrap()).collect();
+    let work = PageWork { links, feeds: Vec::new(), content };
+    CommitMsg::Page(Box::new(PageDone {
+        host: HOST.into(),
+        ticket,
+        entry: FrontierEntry { url: url.clone(), depth: 0, seq: ticket, ..FrontierEntry::default() },
+        result: PageResult::Fetched {
+            final_url: Url::parse(&url).unwrap(),
+            status: 200,
+            fetched_at: "2026-11-28T00:00:00Z".into(),
+            content_type: Some("text/html".into()),
+            body_bytes: 1,
+            response_ms: 1,
+            delay_ms: 0,
+            work: Some(work),
+            redirect: None,
+            validators: Validators::default(),
+        },
+        exchanges: Vec::new(),
+    }))
+}
+
+/// The default extractor's output for `html`, as a worker sends it.
+fn extracted(html: &str) -> PageContent {
+    let settings = crate::extract::pipeline::ExtractSettings { language: Some("English".into()), ..Default::default() };
+    PageContent::Extracted(extract_html(html, ExtractorKind::Default, None, &settings), None)
+}
+
+fn corpus(rig: &Rig) -> Vec<Record> {
+    let text = std::fs::read_to_string(rig.dir.path().join("corpus.jsonl")).unwrap_or_default();
+    text.lines().map(|l| Record::from_json(l).unwrap()).collect()
+}
+
+fn jobs(rig: &Rig) -> Vec<String> {
+    rig.jobs
+        .try_iter()
+        .map(|job| match job {
+            WorkItem::Learn { host, generation } => format!("learn {host} {generation}"),
+            WorkItem::Drain { host, model } => format!("drain {host} model={}", model.is_some()),
+            WorkItem::Page { host, .. } => format!("page {host}"),
+        })
+        .collect()
+}
+
+fn events(rig: &mut Rig) -> Vec<String> {
+    let mut out = Vec::new();
+    while let Ok(event) = rig.events.try_recv() {
+        out.push(match event {
+            Event::Committed { pages, .. } => format!("committed {}", pages.len()),
+            Event::Model { host, model } => format!("model {host} {}", model.is_some()),
+            Event::Resample { host } => format!("resample {host}"),
+            _ => "other".to_string(),
+        });
+    }
+    out
+}
+
+#[test]
+fn pages_are_written_in_ticket_order_and_durable_with_their_group() {
+    let (Some(first), Some(second)) = (article(0), article(1)) else { return };
+    let mut rig = rig(1);
+    // Learned already: pages come extracted. Ticket 1 arrives first and waits for ticket 0.
+    rig.committer.book(HOST).rec.learning.phase = HostPhase::Fallback;
+    rig.committer.handle(page(1, "/b/", extracted(&second), &[])).unwrap();
+    assert!(corpus(&rig).is_empty() && rig.committer.group_pages.is_empty(), "ticket 1 waits for ticket 0");
+    rig.committer.handle(page(0, "/a/", extracted(&first), &[])).unwrap();
+    assert!(corpus(&rig).is_empty(), "nothing on disk before the group commit");
+    rig.committer.commit().unwrap();
+    let urls: Vec<String> = corpus(&rig).into_iter().map(|r| r.url).collect();
+    assert_eq!(urls, [format!("http://{HOST}/a/"), format!("http://{HOST}/b/")]);
+    let len = std::fs::metadata(rig.dir.path().join("corpus.jsonl")).unwrap().len();
+    assert_eq!(rig.state.corpus_offset().unwrap(), len, "the store batch holds the synced corpus length");
+    let rec = rig.state.host(HOST).unwrap().unwrap();
+    assert_eq!((rec.fetched, rec.written), (2, 2));
+    assert_eq!(events(&mut rig), ["committed 2"]);
+}
+
+#[test]
+fn a_full_sample_waits_in_the_state_and_starts_one_learn_job_after_its_commit() {
+    let Some(html) = article(0) else { return };
+    let mut rig = rig(2);
+    rig.committer.handle(page(0, "/a/", PageContent::Waiting(html.clone()), &[])).unwrap();
+    rig.committer.handle(page(1, "/b/", PageContent::Waiting(html.clone()), &[])).unwrap();
+    assert!(jobs(&rig).is_empty(), "the learn job waits for the sample to be durable");
+    rig.committer.commit().unwrap();
+    assert_eq!(jobs(&rig), [format!("learn {HOST} 0")]);
+    rig.committer.handle(page(2, "/c/", PageContent::Waiting(html), &[])).unwrap();
+    rig.committer.commit().unwrap();
+    assert!(jobs(&rig).is_empty(), "one learn job per sample");
+    let rec = rig.state.host(HOST).unwrap().unwrap();
+    assert_eq!((rec.learning.phase, rec.learning.sampled, rec.learning.waiting), (HostPhase::Sampling, 2, 3));
+    assert_eq!(rig.state.waiting_pages(HOST, 10).unwrap().len(), 3);
+    assert!(corpus(&rig).is_empty());
+}
+
+#[test]
+fn a_host_dry_below_min_sample_falls_back_and_drains_without_a_model() {
+    let Some(html) = article(0) else { return };
+    let mut rig = rig(100);
+    rig.committer.handle(page(0, "/a/", PageContent::Waiting(html), &[])).unwrap();
+    rig.committer.handle(CommitMsg::HostDry { host: HOST.into() }).unwrap();
+    rig.committer.commit().unwrap();
+    assert_eq!(jobs(&rig), [format!("drain {HOST} model=false")]);
+    assert_eq!(events(&mut rig), ["committed 1".to_string(), format!("model {HOST} false")]);
+    assert_eq!(rig.state.host(HOST).unwrap().unwrap().learning.phase, HostPhase::Fallback);
+}
+
+#[test]
+fn links_and_sitemap_urls_pass_the_admission_rule_once() {
+    let mut rig = rig(100);
+    let links = [
+        "http://www.freepressokc.com/x/",
+        "http://www.freepressokc.com/x/#comments",
+        "http://www.freepressokc.com/paper.pdf",
+        "http://other.example/",
+        "http://www.freepressokc.com/wp-login.php",
+    ];
+    let source = PageContent::Source(SourceUrls {
+        pages: vec![Url::parse("http://www.freepressokc.com/y/").unwrap()],
+        sitemaps: Vec::new(),
+    });
+    rig.committer.handle(page(0, "/a/", PageContent::Refused(Discard::Binary), &links)).unwrap();
+    rig.committer.handle(page(1, "/sitemap.xml", source, &[])).unwrap();
+    rig.committer.commit().unwrap();
+    let queued: Vec<String> = rig.state.frontier_window(HOST, 0, 100).unwrap().into_iter().map(|e| e.url).collect();
+    assert_eq!(queued, [format!("http://{HOST}/x/"), format!("http://{HOST}/y/")]);
+    assert!(rig.state.host("other.example").unwrap().is_none(), "out of the seed's scope");
+}
