@@ -14,9 +14,11 @@
 //! 9. [`eval`] — metrics for scoring extracted text against human gold text;
 //! 10. [`nn`] — the small neural-network toolkit (dense and LSTM layers, Adam, weighted
 //!     binary cross-entropy, a model file format) under the learned models;
-//! 11. [`boilernet`] — BoilerNet, the BiLSTM block labeller (`--extractor boilernet`);
+//! 11. [`extract::boilernet`] — BoilerNet, the BiLSTM block labeller (`--extractor boilernet`);
 //! 12. [`cluster`] — one crawl on many workers through Redis (partition streams, leases);
-//! 13. [`show`] — a host's pages as HTML, each text block marked by what decided its fate.
+//! 13. [`show`] — a host's pages as HTML, each text block marked by what decided its fate;
+//! 14. [`train`] — training the learned models (combiner, BoilerNet, page classifier) on the
+//!     shared sets' gold.
 
 pub mod classify;
 pub mod cli;

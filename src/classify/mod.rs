@@ -4,7 +4,7 @@
 //! in [`legal`], [`cues`], [`url_words`]; the first two counted in one pass over a text by
 //! [`phrases`]), giving a [`PageType`] and the probability of "article". It runs in the crawl after extraction (every record carries
 //! `page_type` and `page_type_prob`; `[classify] drop_non_article` drops the others) and in
-//! `webcorpus extract`; `webcorpus train classifier` trains it ([`train`], data in [`data`]).
+//! `webcorpus extract`; `webcorpus train classifier` trains it ([`crate::train::classifier`], data in [`data`]).
 //! The model trained on the shared sets ships inside the binary ([`PageClassifier::shipped`],
 //! `models/classifier.wcnn`, provenance in `models/README.md`).
 

@@ -15,7 +15,7 @@
 //! first text node (inline tags included).
 //!
 //! Modules: [`features`] (vocabularies, sparse block vectors), [`labels`] (block labels from
-//! the gold by the CleanEval word alignment), [`model`] (the network, save/load), [`train`]
+//! the gold by the CleanEval word alignment), [`model`] (the network, save/load), [`crate::train::boilernet`]
 //! (loading the sets, the training loop with per-epoch validation), [`extractor`].
 
 pub mod extractor;
