@@ -86,8 +86,11 @@ pub trait Extractor: Send + Sync {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum ExtractorKind {
-    /// The crawl's default: a majority vote of jusText, Boilerpipe and StaDyNoT, cut to the
-    /// host's learned GoldMiner stretch, minus static noise (see `pipeline`).
+    /// The crawl's default: the learned block combiner (gradient-boosted trees over every
+    /// cheap extractor's block labels, the markup's hints and the rules' labels; `combiner`)
+    /// decides each block, the rules' labels standing where its answer gives way; then the
+    /// host's learned GoldMiner stretch and StaDyNoT static noise apply
+    /// (`pipeline::default_labels`).
     #[default]
     Default,
     /// The default without its learned combiner: the rule-based vote alone (see `pipeline`).
