@@ -406,6 +406,11 @@ pub struct ExportArgs {
     /// Begin a new shard after this many (uncompressed) bytes; 0 = one file.
     #[arg(long, default_value_t = 0)]
     pub shard_bytes: u64,
+    /// Put each record's headline back into its text, as the first paragraph (a heading),
+    /// for tools that expect it there (the vertical format marks it `<head type="headline">`
+    /// either way).
+    #[arg(long)]
+    pub headline: bool,
     /// Keep only records in these languages (ISO 639-1 codes of `lang`, comma-separated).
     #[arg(long, value_delimiter = ',')]
     pub lang: Vec<String>,

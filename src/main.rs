@@ -11,6 +11,7 @@ use webcorpus::cli::{
     TrainClassifierArgs, TrainCombinerArgs, TrainCommand,
 };
 use webcorpus::config::Config;
+use webcorpus::crawl::record::RecordSource;
 use webcorpus::crawl::stats::report;
 use webcorpus::crawl::CrawlOptions;
 use webcorpus::domain::{learn::learn, DomainModel, SamplePage};
@@ -220,11 +221,27 @@ fn extract(args: ExtractArgs) -> Result<()> {
                     return;
                 }
                 let decoded = webcorpus::html::decode_html(&page.body, page.content_type.as_deref());
-                let mut line =
-                    extraction_line(&decoded.text, Some(&page.url), args.extractor, None, &settings, &classifier);
-                line["id"] = page.record_id.clone().into();
-                line["url"] = page.url.into();
-                line["warc_record_id"] = page.record_id.into();
+                let host = url::Url::parse(&page.url).ok().and_then(|u| u.host_str().map(str::to_string));
+                let source = RecordSource {
+                    url: &page.url,
+                    final_url: &page.url,
+                    host: host.as_deref().unwrap_or_default(),
+                    fetched_at: page.date.as_deref().unwrap_or_default(),
+                    http_status: Some(page.status),
+                    content_type: page.content_type.clone(),
+                    warc_record_id: Some(page.record_id.clone()),
+                    warc_file: Some(path.display().to_string()),
+                    warc_offset: None,
+                };
+                let line = extraction_line(
+                    page.record_id.clone(),
+                    &decoded.text,
+                    source,
+                    args.extractor,
+                    None,
+                    &settings,
+                    &classifier,
+                );
                 if let Err(e) = writeln!(out, "{line}") {
                     failed = Some(e);
                 }
@@ -249,13 +266,29 @@ fn extract(args: ExtractArgs) -> Result<()> {
         let line = match page {
             // The id is the path as given: unique per file, unlike the file's stem
             // (`a/index.html` and `b/index.html`).
-            Err(e) => serde_json::json!({ "id": path.display().to_string(), "error": e.to_string() }),
+            Err(e) => serde_json::json!({ "id": path.display().to_string(), "error": e.to_string() }).to_string(),
             Ok(page) => {
                 // A local file has no URL: the model uses its training mean for the URL features.
-                let mut line =
-                    extraction_line(&page.decoded.text, None, args.extractor, model.as_deref(), &settings, &classifier);
-                line["id"] = path.display().to_string().into();
-                line
+                let source = RecordSource {
+                    url: "",
+                    final_url: "",
+                    host: "",
+                    fetched_at: "",
+                    http_status: None,
+                    content_type: None,
+                    warc_record_id: None,
+                    warc_file: None,
+                    warc_offset: None,
+                };
+                extraction_line(
+                    path.display().to_string(),
+                    &page.decoded.text,
+                    source,
+                    args.extractor,
+                    model.as_deref(),
+                    &settings,
+                    &classifier,
+                )
             }
         };
         writeln!(out, "{line}")?;
@@ -287,46 +320,38 @@ fn extract_per_site(args: ExtractArgs, mut config: Config, language: Option<Stri
     Ok(())
 }
 
-/// One page's extraction as the JSON line of `extract` (without `id`): text, paragraphs,
-/// title, publication date and author, stoplist language, `lang`, extractor, page type and the
-/// model's use; `{"error": ...}` when the
-/// extractor failed.
+/// One page's extraction as the JSON line of `extract`: the crawl's corpus record
+/// ([`webcorpus::crawl::record::page_record`]) with `id` and, with `--site`, `model` (how the
+/// host's model took part); `{"id", "error"}` when the extractor failed.
 fn extraction_line(
+    id: String,
     html: &str,
-    url: Option<&str>,
+    source: RecordSource<'_>,
     extractor: ExtractorKind,
     model: Option<&DomainModel>,
     settings: &ExtractSettings,
     classifier: &webcorpus::classify::PageClassifier,
-) -> serde_json::Value {
-    match webcorpus::classify::extract_with_features(html, url, extractor, model, settings) {
-        Ok((ex, features)) => {
-            let (page_type, prob) = classifier.classify(&features);
-            let text = webcorpus::model::join_paragraphs(&ex.paragraphs);
-            let lang = webcorpus::extract::stoplist::document_language(&text);
-            let lang_code = lang.as_ref().map(|l| l.code.clone());
-            serde_json::json!({
-                "word_count": webcorpus::write::tokenize::word_count(&text, lang_code.as_deref()),
-                "text": text,
-                "paragraphs": ex.paragraphs,
-                "title": ex.title,
-                "date": ex.metadata.date,
-                "author": ex.metadata.author,
-                "language": ex.language,
-                "lang": lang_code,
-                "lang_score": lang.map(|l| l.score),
-                "extractor": ex.extractor,
-                "page_type": page_type,
-                "page_type_prob": prob,
-                "model": match ex.model_use {
-                    ModelUse::None => None,
-                    ModelUse::Applied => Some("applied"),
-                    ModelUse::Unmatched => Some("unmatched"),
-                    ModelUse::Rejected => Some("rejected"),
-                },
-            })
+) -> String {
+    /// The record, fields in the corpus's order, then `model`.
+    #[derive(serde::Serialize)]
+    struct Line {
+        #[serde(flatten)]
+        record: webcorpus::model::Record,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        model: Option<&'static str>,
+    }
+    match webcorpus::crawl::record::page_record(html, source, extractor, model, settings, classifier) {
+        Ok((mut record, model_use)) => {
+            record.id = id;
+            let model = match model_use {
+                ModelUse::None => None,
+                ModelUse::Applied => Some("applied"),
+                ModelUse::Unmatched => Some("unmatched"),
+                ModelUse::Rejected => Some("rejected"),
+            };
+            serde_json::to_string(&Line { record, model }).expect("records serialise")
         }
-        Err(e) => serde_json::json!({ "error": e.to_string() }),
+        Err(e) => serde_json::json!({ "id": id, "error": e.to_string() }).to_string(),
     }
 }
 
@@ -454,7 +479,13 @@ fn export(args: webcorpus::cli::ExportArgs) -> Result<()> {
     use webcorpus::write::export::{export, ExportFilter, ExportTarget};
     let filter = ExportFilter { langs: args.lang, page_types: args.page_type, hosts: args.host };
     let dir = (args.out.as_os_str() != "-").then_some(args.out);
-    let target = ExportTarget { format: args.format, dir, gzip: args.gzip, shard_bytes: args.shard_bytes };
+    let target = ExportTarget {
+        format: args.format,
+        dir,
+        gzip: args.gzip,
+        shard_bytes: args.shard_bytes,
+        headline_in_text: args.headline,
+    };
     let summary = export(&args.inputs, &filter, &target)?;
     eprintln!(
         "{} records read, {} written, {} left out by the filters{}",

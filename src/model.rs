@@ -125,15 +125,23 @@ pub struct Record {
     /// again (`crawl --refresh`) and changed gives a new record with the same id.
     #[serde(default)]
     pub id: String,
-    /// The URL the crawler requested (normalised).
+    /// The URL the crawler requested (normalised). Absent for a local file (`extract`).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub url: String,
-    /// The URL after redirects.
+    /// The URL after redirects. Absent for a local file.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub final_url: String,
-    /// Host of `url`.
+    /// Host of `url`. Absent for a local file.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub host: String,
     /// `<title>` of the page, if any.
     pub title: Option<String>,
-    /// RFC 3339 time of the fetch, UTC.
+    /// The page's headline, its main heading above the main text, when the extractor found
+    /// one ([`crate::extract::headline::headline_block`]); not part of `text`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub headline: Option<String>,
+    /// RFC 3339 time of the fetch, UTC (`extract`: the `WARC-Date`; absent for a local file).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub fetched_at: String,
     /// The final HTTP status (a 2xx; absent for local files).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -193,6 +201,16 @@ pub struct Record {
 }
 
 impl Record {
+    /// Move the headline back into the text as its first paragraph (a heading), as `export
+    /// --headline` writes records for tools that expect it there; `word_count` counts it then.
+    pub fn headline_into_text(&mut self) {
+        let Some(headline) = self.headline.take() else { return };
+        self.word_count += crate::write::tokenize::word_count(&headline, self.lang.as_deref());
+        self.text = if self.text.is_empty() { headline.clone() } else { format!("{headline}\n\n{}", self.text) };
+        self.paragraphs.insert(0, Paragraph { kind: ParagraphKind::Heading, text: headline });
+        self.paragraph_kinds = self.paragraphs.iter().map(|p| p.kind).collect();
+    }
+
     /// Parse one JSONL line of a corpus and restore `paragraphs` from `text` and
     /// `paragraph_kinds` (or `paragraph_kinds` from the `paragraphs` of an older corpus).
     ///

@@ -145,11 +145,22 @@ impl PageClassifier {
 
 /// The features of an extracted page: `url` its (final) URL, `doc` and `blocks` the parsed
 /// page that `ex` was extracted from.
+///
+/// The headline counts as the first paragraph of the text, as the classifier was trained.
 pub fn features_of(url: Option<&str>, ex: &PageExtraction, doc: &Document, blocks: &[Block]) -> PageFeatures {
+    let with_headline: Vec<crate::model::Paragraph>;
+    let paragraphs = match &ex.headline {
+        Some(h) => {
+            let head = crate::model::Paragraph { kind: crate::model::ParagraphKind::Heading, text: h.clone() };
+            with_headline = std::iter::once(head).chain(ex.paragraphs.iter().cloned()).collect();
+            &with_headline
+        }
+        None => &ex.paragraphs,
+    };
     PageFeatures::compute(&PageInput {
         url,
         title: ex.title.as_deref(),
-        paragraphs: &ex.paragraphs,
+        paragraphs,
         blocks,
         markup: Some(markup::MarkupSignals::of(doc)),
     })

@@ -1,27 +1,38 @@
 //! The corpus record of a page: `record_of` builds it from where the page came from, its
 //! extraction and page class, and the paragraphs Onion kept — for the crawl's committer and for
-//! `extract --per-site` alike, so both write the same records.
+//! `extract --per-site` and `extract` alike, so all three write the same records.
 
 use crate::classify::PageClass;
 use crate::extract::pipeline::PageExtraction;
 use crate::model::{join_paragraphs, Record};
 
-/// Where a corpus record's page came from, besides its extraction.
-pub(crate) struct RecordSource<'a> {
-    pub(crate) url: &'a str,
-    pub(crate) final_url: &'a str,
-    pub(crate) host: &'a str,
-    pub(crate) fetched_at: &'a str,
-    pub(crate) http_status: Option<u16>,
-    pub(crate) content_type: Option<String>,
-    pub(crate) warc_record_id: Option<String>,
-    pub(crate) warc_file: Option<String>,
-    pub(crate) warc_offset: Option<u64>,
+/// Where a corpus record's page came from, besides its extraction (the fields of
+/// [`Record`] of the same names; empty strings for a local file without URL or fetch time).
+pub struct RecordSource<'a> {
+    /// The URL requested.
+    pub url: &'a str,
+    /// The URL after redirects.
+    pub final_url: &'a str,
+    /// The host of `url`.
+    pub host: &'a str,
+    /// RFC 3339 time of the fetch.
+    pub fetched_at: &'a str,
+    /// The final HTTP status.
+    pub http_status: Option<u16>,
+    /// The response's `Content-Type` as sent.
+    pub content_type: Option<String>,
+    /// `WARC-Record-ID` of the page's response record.
+    pub warc_record_id: Option<String>,
+    /// The WARC file holding it.
+    pub warc_file: Option<String>,
+    /// Byte offset of its gzip member in `warc_file`.
+    pub warc_offset: Option<u64>,
 }
 
 /// The corpus record of a page: its source, its extraction and page class, and the paragraphs
-/// Onion kept (the crawl's and `extract --per-site`'s records are built here alike).
-pub(crate) fn record_of(
+/// Onion kept (`kept`: all of `ex`'s paragraphs where nothing is deduplicated). The crawl's,
+/// `extract --per-site`'s and `extract`'s records are built here alike.
+pub fn record_of(
     source: RecordSource<'_>,
     ex: PageExtraction,
     class: Option<PageClass>,
@@ -38,6 +49,7 @@ pub(crate) fn record_of(
         final_url: source.final_url.to_string(),
         host: source.host.to_string(),
         title: ex.title,
+        headline: ex.headline,
         fetched_at: source.fetched_at.to_string(),
         http_status: source.http_status,
         content_type: source.content_type,
@@ -57,4 +69,28 @@ pub(crate) fn record_of(
         warc_file: source.warc_file,
         warc_offset: source.warc_offset,
     }
+}
+
+/// One page extracted alone into its corpus record, as `webcorpus extract` writes it: `html`
+/// decoded, `source` where it came from (`source.url` also feeds the page classifier's URL
+/// features; empty for a local file), `kind` the extractor, `model` the host's model if any.
+/// Nothing is deduplicated: the record holds every kept paragraph, headings-only pages
+/// included. Returns the record and how the model took part.
+///
+/// # Errors
+/// The extractor's [`crate::extract::ExtractError`].
+pub fn page_record(
+    html: &str,
+    source: RecordSource<'_>,
+    kind: crate::extract::ExtractorKind,
+    model: Option<&crate::domain::DomainModel>,
+    settings: &crate::extract::pipeline::ExtractSettings,
+    classifier: &crate::classify::PageClassifier,
+) -> Result<(Record, crate::extract::pipeline::ModelUse), crate::extract::ExtractError> {
+    let url = (!source.url.is_empty()).then_some(source.url);
+    let (mut ex, features) = crate::classify::extract_with_features(html, url, kind, model, settings)?;
+    let class = classifier.page_class(&features);
+    let model_use = ex.model_use;
+    let kept = std::mem::take(&mut ex.paragraphs);
+    Ok((record_of(source, ex, Some(class), kept), model_use))
 }

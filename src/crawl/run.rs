@@ -28,7 +28,6 @@ use crate::crawl::sink::CorpusSink;
 use crate::crawl::url::{host_key, normalize, parse_seed_line};
 use crate::crawl::workers::{spawn_workers, PageTools, WorkerContext};
 use crate::crawl::{owner, CrawlError, CrawlOptions, CrawlSummary};
-use crate::domain::DomainModel;
 use crate::domain::HostModel;
 use crate::store::{open_state_dir, CrawlState, FrontierEntry, HostPhase, HostRecord, UrlKind};
 use crate::write::open_writer;
@@ -398,7 +397,7 @@ fn load_hosts(
             .filter(|e| e.is_fresh(now_ms(), max_age));
         let phase = rec.learning.phase;
         let stored = match phase {
-            HostPhase::Learned => state.model::<DomainModel>(&rec.host)?.map(Arc::new),
+            HostPhase::Learned => state.model(&rec.host)?.map(Arc::new),
             HostPhase::Sampling | HostPhase::Fallback => None,
         };
         let model = HostModel::for_phase(phase, stored);

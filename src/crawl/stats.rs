@@ -3,7 +3,6 @@
 //! the page classifier called articles — and, for one host, its learned model.
 
 use crate::crawl::snapshot::StatusSnapshot;
-use crate::domain::DomainModel;
 use crate::store::{Counters, CrawlState, HostRecord, StoreError};
 use std::fmt::Write;
 
@@ -70,7 +69,7 @@ fn report_text(state: &CrawlState, host: Option<&str>) -> Result<String, StoreEr
             rec.delay_ms as f64 / 1000.0
         );
         let _ = writeln!(out, "  pages without a record: {}", discard_list(&rec.discards));
-        match state.model::<DomainModel>(host)? {
+        match state.model(host)? {
             Some(model) => {
                 let used = rec.model_matched + rec.model_unmatched + rec.model_rejected;
                 let _ = writeln!(
@@ -115,7 +114,7 @@ fn report_text(state: &CrawlState, host: Option<&str>) -> Result<String, StoreEr
     let mut models = Vec::with_capacity(hosts.len());
     for h in &hosts {
         queued.push(Some(state.frontier_len(&h.host)?));
-        models.push(match state.model::<DomainModel>(&h.host)? {
+        models.push(match state.model(&h.host)? {
             Some(m) if m.goldminer.is_some() => format!("goldminer+{} static keys", m.stadynot.keys.len()),
             Some(m) => format!("{} static keys, no goldminer pattern", m.stadynot.keys.len()),
             None => "-".into(),

@@ -343,6 +343,7 @@ mod tests {
             final_url: url.into(),
             host: "x.org".into(),
             title: None,
+            headline: None,
             fetched_at: "2026-01-01T00:00:00Z".into(),
             http_status: None,
             content_type: None,

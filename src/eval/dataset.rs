@@ -103,8 +103,12 @@ impl GoldPage {
     }
 }
 
+/// The shared sets whose gold counts the headline as main text ([`Dataset::gold_has_headline`]).
+pub const HEADLINE_IN_GOLD: &[&str] = &["cleaneval", "cleanportaleval", "l3s-gn1"];
+
 /// One evaluation set: its name (the directory name), directory and pages in file order.
 #[derive(Debug, Clone)]
+
 pub struct Dataset {
     /// The set's name, e.g. `cleanportaleval`.
     pub name: String,
@@ -128,6 +132,14 @@ impl Dataset {
         let name =
             dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| dir.display().to_string());
         Ok(Dataset { name, dir: dir.to_path_buf(), pages })
+    }
+
+    /// Whether the set's gold text counts the page's headline as main text, so that `eval`
+    /// scores an extraction's headline before its text: true for CleanEval, CleanPortalEval
+    /// and L3S-GN1 (their annotators marked the headline as content), false for the others
+    /// (modern2026's gold `main_content` and trafilatura's snippets leave it to the metadata).
+    pub fn gold_has_headline(&self) -> bool {
+        HEADLINE_IN_GOLD.contains(&self.name.as_str())
     }
 
     /// Keep only the first `n` pages.

@@ -294,7 +294,9 @@ pub fn evaluate_set(set: &Dataset, opts: &EvalOptions) -> SetReport {
                 };
                 let out = opts.outputs.as_deref().map(|dir| output_path(dir, v, &set.name, &page.id));
                 match &html {
-                    Ok(html) => extract_and_score(page, html, v.kind, model, settings, out.as_deref()),
+                    Ok(html) => {
+                        extract_and_score(page, html, v.kind, model, settings, set.gold_has_headline(), out.as_deref())
+                    }
                     Err(e) => discarded(page, e.to_string(), model.is_some()),
                 }
             })
@@ -309,6 +311,18 @@ pub fn evaluate_set(set: &Dataset, opts: &EvalOptions) -> SetReport {
         })
         .collect();
     SetReport::new(&set, models.sites_with_model, models.secs, rows)
+}
+
+/// The text of `ex` that is scored against the gold: its main content, after its headline
+/// when `with_headline` (the set's gold counts the headline as main text,
+/// [`crate::eval::dataset::Dataset::gold_has_headline`]).
+pub fn scored_text(ex: &crate::extract::pipeline::PageExtraction, with_headline: bool) -> String {
+    let text = join_paragraphs(&ex.paragraphs);
+    match (&ex.headline, with_headline) {
+        (Some(h), true) if text.is_empty() => h.clone(),
+        (Some(h), true) => format!("{h}\n\n{text}"),
+        _ => text,
+    }
 }
 
 /// A page with no output: every measure scored against the empty string.
@@ -398,13 +412,14 @@ fn extract_and_score(
     kind: ExtractorKind,
     model: Option<&DomainModel>,
     settings: &ExtractSettings,
+    with_headline: bool,
     out: Option<&Path>,
 ) -> PageResult {
     let start = ThreadClock::now();
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| extract_html(html, kind, model, settings)));
     let secs = start.elapsed_secs();
     let (output, error) = match result {
-        Ok(Ok(ex)) => (join_paragraphs(&ex.paragraphs), None),
+        Ok(Ok(ex)) => (scored_text(&ex, with_headline), None),
         Ok(Err(e)) => (String::new(), Some(e.to_string())),
         Err(_) => (String::new(), Some(format!("{kind} panicked"))),
     };

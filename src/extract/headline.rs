@@ -1,6 +1,8 @@
-//! The headline rule of the default pipeline: the page's headline, the heading that repeats
-//! the page's `<title>`, belongs to the main text when it stands right above it. The
-//! principal function is [`keep_headline`].
+//! The headline rules: the page's headline, the heading that repeats the page's `<title>`,
+//! is found by the default pipeline when it stands right above the main text
+//! ([`keep_headline`]), and every extractor's output gives it its own field rather than the
+//! first line of the main text ([`headline_block`]; a record's `text` is the main content
+//! only, and `eval` puts the headline back for the sets whose gold has it).
 //!
 //! Article templates often put the headline in a header box apart from the body, with the
 //! byline, date, sharing buttons or "Article | Comments (7)" tabs in between. The block
@@ -64,6 +66,28 @@ pub fn keep_headline(doc: &Document, blocks: &[Block], labels: &mut [Label], exc
             }
         }
     }
+}
+
+/// The block of the page's headline among the kept blocks (`labels`, one per block): the
+/// first kept heading above the first kept running text (a block that is not a heading and
+/// has at least [`MIN_TEXT_WORDS`] words), with link density below 0.5, that is an `h1` or
+/// reads as the `<title>` ([`MIN_HEADLINE_WORDS`], [`MIN_TITLE_SHARE`]). `None` when no kept
+/// block qualifies.
+pub fn headline_block(doc: &Document, blocks: &[Block], labels: &[Label]) -> Option<usize> {
+    let title = doc.title.as_deref().map(words).unwrap_or_default();
+    for (i, block) in blocks.iter().enumerate().filter(|(i, _)| labels[*i].is_good()) {
+        if !block.heading {
+            if block.words >= MIN_TEXT_WORDS {
+                return None;
+            }
+            continue;
+        }
+        let h1 = block.dom_path.rsplit('.').next() == Some("h1") || block.dom_path.contains(".h1.");
+        if block.link_density() < 0.5 && (h1 || (!title.is_empty() && headline_of(block, &title))) {
+            return Some(i);
+        }
+    }
+    None
 }
 
 /// Whether `block` reads as the headline of a page titled `title` (its words, lower-cased).
@@ -149,6 +173,30 @@ mod tests {
         let html = page("Old bridge to close for repairs - Town News", "<h1>Old bridge to close for repairs</h1>");
         assert_eq!(kept(&html, |b| b.heading).len(), 1, "excluded");
         assert_eq!(kept(&html, |_| false).len(), 2);
+    }
+
+    /// The headline field takes the first kept heading above the running text when it is an
+    /// `h1` or repeats the title; a section heading inside the text, or a heading below the
+    /// first paragraph, is not the headline.
+    #[test]
+    fn the_headline_block_is_the_title_heading_or_h1_above_the_text() {
+        let pick = |html: &str| {
+            let doc = Document::parse(html);
+            let blocks = segment(&doc);
+            let labels = vec![Label::Good; blocks.len()];
+            headline_block(&doc, &blocks, &labels).map(|i| blocks[i].text.clone())
+        };
+        let titled = page("Old bridge to close for repairs - Town News", "<h1>Old bridge to close for repairs</h1>");
+        assert_eq!(pick(&titled).as_deref(), Some("Old bridge to close for repairs"), "past a short section h2");
+        let h1 = format!("<html><head><title>Town News</title></head><body><p>By A. Writer</p><h1>Bridge closes</h1>{BODY}</body></html>");
+        assert_eq!(pick(&h1).as_deref(), Some("Bridge closes"), "an h1 below a byline");
+        let section = format!(
+            "<html><head><title>Town News</title></head><body>{BODY}<h2>Background of the bridge</h2></body></html>"
+        );
+        assert_eq!(pick(&section), None, "a heading below the first paragraph");
+        let other =
+            "<html><head><title>Town News</title></head><body><h3>Weather and traffic today</h3><p>x</p></body></html>";
+        assert_eq!(pick(other), None, "neither an h1 nor the title's words");
     }
 
     #[test]

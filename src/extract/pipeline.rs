@@ -64,7 +64,10 @@ pub struct PageExtraction {
     pub language: Option<String>,
     /// The extractor's registry name.
     pub extractor: &'static str,
-    /// Kept paragraphs, in page order.
+    /// The page's headline when the extractor kept it above the main text
+    /// ([`headline::headline_block`]); it is not among `paragraphs`.
+    pub headline: Option<String>,
+    /// Kept paragraphs of the main content, in page order (the headline apart).
     pub paragraphs: Vec<Paragraph>,
     /// Number of blocks on the page.
     pub blocks: usize,
@@ -231,17 +234,20 @@ pub fn extract_document(
     settings: &ExtractSettings,
 ) -> Result<PageExtraction, ExtractError> {
     let PageLabels { labels, stoplist, model_use, model_share, .. } = page_labels(doc, blocks, kind, model, settings)?;
+    let headline = headline::headline_block(doc, blocks, &labels);
     let paragraphs = blocks
         .iter()
         .zip(&labels)
-        .filter(|(_, l)| l.is_good())
-        .map(|(b, _)| Paragraph { kind: b.kind, text: b.text.clone() })
+        .enumerate()
+        .filter(|&(i, (_, l))| l.is_good() && Some(i) != headline)
+        .map(|(_, (b, _))| Paragraph { kind: b.kind, text: b.text.clone() })
         .collect();
     Ok(PageExtraction {
         title: doc.title.clone(),
         metadata: doc.metadata.clone(),
         language: stoplist.language.clone(),
         extractor: kind.name(),
+        headline: headline.map(|i| blocks[i].text.clone()),
         paragraphs,
         blocks: blocks.len(),
         model_use,

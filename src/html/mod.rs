@@ -3,6 +3,7 @@
 
 pub mod decode;
 pub mod depth;
+pub mod hidden;
 pub mod links;
 pub mod meta;
 pub mod prune;

@@ -104,7 +104,8 @@ pub fn is_skipped_tag(name: &str) -> bool {
 }
 
 /// Split a document into blocks in document order. Blocks with no visible text are dropped,
-/// so every returned block has a non-empty `text`. Subtrees of [`SKIPPED_TAGS`] and of section
+/// so every returned block has a non-empty `text`, and so are hidden copies of visible text
+/// ([`super::hidden::drop_hidden_copies`]). Subtrees of [`SKIPPED_TAGS`] and of section
 /// controls ([`SKIPPED_CLASSES`]) are left out ([`Document::skips_element`]: `noscript` is read
 /// on a page whose text is all there). A block's `link_chars` count the text of links
 /// ([`super::is_link`]) other than a heading's permalink (`<h2 id="x"><a href="#x">`, or to
@@ -145,7 +146,9 @@ pub fn segment_skipping(doc: &Document, skip: &dyn Fn(NodeId) -> bool) -> Vec<Bl
         }
     }
     maker.flush();
-    maker.blocks
+    let mut blocks = maker.blocks;
+    super::hidden::drop_hidden_copies(doc, &mut blocks);
+    blocks
 }
 
 /// U+00AD, removed from block text.

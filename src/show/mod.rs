@@ -368,7 +368,7 @@ pub fn show_host(
 ) -> Result<HostView, ShowError> {
     let state = crate::store::open_state_dir(state_dir)?;
     let record = state.host(host)?.ok_or_else(|| ShowError::UnknownHost(host.to_string()))?;
-    let model: Option<DomainModel> = state.model(host)?;
+    let model = state.model(host)?;
     // `--corpus`, else where the crawl wrote (its state knows), else `[crawl] out_dir`.
     let out_dir = match corpus {
         Some(dir) => dir.to_path_buf(),
@@ -398,7 +398,8 @@ pub fn show_host(
         if fetched != r.url {
             redirected.insert(r.url.clone(), fetched.clone());
         }
-        written.insert(fetched, r.paragraphs.into_iter().map(|p| p.text).collect());
+        // The headline is written in its own field; its block is kept all the same.
+        written.insert(fetched, r.headline.into_iter().chain(r.paragraphs.into_iter().map(|p| p.text)).collect());
     }
     let url = url.map(|u| redirected.get(u).map_or(u, String::as_str));
     let settings = config.extract_settings();

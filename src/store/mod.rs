@@ -64,6 +64,17 @@ pub enum StoreError {
         /// The version this build reads and writes.
         expected: u32,
     },
+    /// A host's stored model was learned by a webcorpus of another model format
+    /// ([`crate::domain::MODEL_FORMAT_VERSION`]).
+    #[error("state store: the model of host {host} has model format version {found}, this webcorpus reads version {expected}; finish that crawl with the webcorpus that started it, or start a new state directory")]
+    ModelVersion {
+        /// The host whose model it is.
+        host: String,
+        /// The version found (0: none stored).
+        found: u32,
+        /// The version this build reads and writes.
+        expected: u32,
+    },
     /// A waiting-page file of the state ([`spool::Spool`]) could not be written or read.
     #[error("state spool file {path}: {source}")]
     Spool {

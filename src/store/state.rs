@@ -554,9 +554,29 @@ impl CrawlState {
         self.store.scan_from(&prefix, &start, limit)?.iter().map(|(k, v)| self.waiting_page(host, k, v)).collect()
     }
 
-    /// The learned model of `host`, as stored.
-    pub fn model<T: DeserializeOwned>(&self, host: &str) -> Result<Option<T>, StoreError> {
-        self.get_json(&plain_key("m/", host))
+    /// The learned model of `host`, as stored (`None`: the host has none).
+    ///
+    /// # Errors
+    /// [`StoreError::ModelVersion`] for a model of another [`crate::domain::MODEL_FORMAT_VERSION`]
+    /// (learned by another webcorpus), [`StoreError::Corrupt`] for one that does not decode.
+    pub fn model(&self, host: &str) -> Result<Option<crate::domain::DomainModel>, StoreError> {
+        let key = plain_key("m/", host);
+        let Some(raw) = self.store.get(&key)? else { return Ok(None) };
+        // The version first, so a model of another layout names its version, not a field.
+        #[derive(Deserialize)]
+        struct Version {
+            #[serde(default)]
+            format_version: u32,
+        }
+        let found = decode::<Version>(&key, &raw)?.format_version;
+        if found != crate::domain::MODEL_FORMAT_VERSION {
+            return Err(StoreError::ModelVersion {
+                host: host.to_string(),
+                found,
+                expected: crate::domain::MODEL_FORMAT_VERSION,
+            });
+        }
+        decode(&key, &raw).map(Some)
     }
 
     /// The committed length of Onion's hash log, bytes (8 per distinct n-gram).
@@ -776,6 +796,28 @@ mod tests {
     #[test]
     fn memory_store_frontier_is_fifo_per_host() {
         exercise(&CrawlState::open(Arc::new(MemoryStore::new())).unwrap());
+    }
+
+    /// A stored host model is read back as written; one of another model format version is a
+    /// typed error naming the host and both versions, not a decode failure or a silent `None`.
+    #[test]
+    fn host_models_of_another_format_version_are_refused() {
+        let state = CrawlState::open(Arc::new(MemoryStore::new())).unwrap();
+        let model = crate::domain::DomainModel { host: "a.org".into(), ..Default::default() };
+        let mut b = state.batch();
+        b.put_model("a.org", &model);
+        let mut old = serde_json::to_value(&model).unwrap();
+        old["format_version"] = 0.into();
+        b.put_model("b.org", &old);
+        state.commit(b).unwrap();
+        assert_eq!(state.model("a.org").unwrap().map(|m| m.host), Some("a.org".to_string()));
+        assert!(state.model("c.org").unwrap().is_none());
+        match state.model("b.org") {
+            Err(StoreError::ModelVersion { host, found: 0, expected }) => {
+                assert_eq!((host.as_str(), expected), ("b.org", crate::domain::MODEL_FORMAT_VERSION))
+            }
+            other => panic!("expected a model version error, got {other:?}"),
+        }
     }
 
     #[test]

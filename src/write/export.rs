@@ -68,6 +68,8 @@ pub struct ExportTarget {
     pub gzip: bool,
     /// Begin a new shard once one holds this many bytes (uncompressed); 0 = one file.
     pub shard_bytes: u64,
+    /// Put each record's headline back at the top of its text ([`Record::headline_into_text`]).
+    pub headline_in_text: bool,
 }
 
 /// What an export did.
@@ -127,7 +129,7 @@ pub fn export(inputs: &[PathBuf], filter: &ExportFilter, target: &ExportTarget) 
             if line.trim().is_empty() {
                 continue;
             }
-            let record = Record::from_json(&line).map_err(|e| ExportError::BadRecord {
+            let mut record = Record::from_json(&line).map_err(|e| ExportError::BadRecord {
                 path: input.clone(),
                 line: number,
                 message: e.to_string(),
@@ -136,6 +138,9 @@ pub fn export(inputs: &[PathBuf], filter: &ExportFilter, target: &ExportTarget) 
             if !filter.keeps(&record) {
                 summary.filtered += 1;
                 continue;
+            }
+            if target.headline_in_text {
+                record.headline_into_text();
             }
             buf.clear();
             target.format.render(&record, &mut buf).map_err(|e| ExportError::BadRecord {
@@ -250,7 +255,13 @@ mod tests {
         let input = corpus(dir.path(), 10, true);
         let out = dir.path().join("out");
         let filter = ExportFilter { langs: vec!["en".into()], ..ExportFilter::default() };
-        let target = ExportTarget { format: CorpusFormat::Vert, dir: Some(out.clone()), gzip: true, shard_bytes: 200 };
+        let target = ExportTarget {
+            format: CorpusFormat::Vert,
+            dir: Some(out.clone()),
+            gzip: true,
+            shard_bytes: 200,
+            headline_in_text: false,
+        };
         let s = export(&[input], &filter, &target).unwrap();
         assert_eq!((s.read, s.written, s.filtered, s.incomplete_tail), (10, 5, 5, true));
         assert!(s.files.len() >= 2, "{:?}", s.files);
@@ -270,9 +281,44 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let input = dir.path().join("bad.jsonl");
         std::fs::write(&input, format!("{}\nnot json\n", serde_json::to_string(&record(1)).unwrap())).unwrap();
-        let target =
-            ExportTarget { format: CorpusFormat::Text, dir: Some(dir.path().join("o")), gzip: false, shard_bytes: 0 };
+        let target = ExportTarget {
+            format: CorpusFormat::Text,
+            dir: Some(dir.path().join("o")),
+            gzip: false,
+            shard_bytes: 0,
+            headline_in_text: false,
+        };
         let err = export(&[input], &ExportFilter::default(), &target).unwrap_err();
         assert!(err.to_string().contains("bad.jsonl:2"), "{err}");
+    }
+
+    /// `--headline` puts a record's headline back as its first paragraph (text, kinds, word
+    /// count); without it the text is the main content alone.
+    #[test]
+    fn the_headline_goes_back_into_the_text_on_request() {
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join("c.jsonl");
+        let mut r = record(2);
+        r.headline = Some("Bridge closes".into());
+        std::fs::write(&input, format!("{}\n", serde_json::to_string(&r).unwrap())).unwrap();
+        let read = |headline_in_text: bool| {
+            let out = dir.path().join(format!("o{headline_in_text}"));
+            let target = ExportTarget {
+                format: CorpusFormat::Jsonl,
+                dir: Some(out.clone()),
+                gzip: false,
+                shard_bytes: 0,
+                headline_in_text,
+            };
+            export(std::slice::from_ref(&input), &ExportFilter::default(), &target).unwrap();
+            Record::from_json(std::fs::read_to_string(out.join("corpus-00000.jsonl")).unwrap().trim()).unwrap()
+        };
+        let plain = read(false);
+        assert_eq!((plain.headline.as_deref(), plain.text.as_str()), (Some("Bridge closes"), r.text.as_str()));
+        let back = read(true);
+        assert_eq!(back.headline, None);
+        assert_eq!(back.text, format!("Bridge closes\n\n{}", r.text));
+        assert_eq!(back.paragraph_kinds.len(), r.paragraphs.len() + 1);
+        assert_eq!(back.word_count, r.word_count + 2);
     }
 }

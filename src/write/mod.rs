@@ -307,6 +307,7 @@ pub(crate) mod tests {
             final_url: format!("https://example.org/a?b=1&c={n}"),
             host: "example.org".into(),
             title: Some(format!("A \"quoted\" <title> {n}")),
+            headline: None,
             fetched_at: "2024-05-01T12:00:00Z".into(),
             http_status: None,
             content_type: None,

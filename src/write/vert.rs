@@ -23,7 +23,8 @@
 //! </doc>
 //! ```
 //!
-//! - Paragraphs are `<p>` structures (list items with `type="list_item"`), headings `<head>`
+//! - The record's headline, when it has one, is the first structure, `<head type="headline">`;
+//!   then paragraphs are `<p>` structures (list items with `type="list_item"`), headings `<head>`
 //!   (the TEI and BNC element that Sketch Engine corpora use for headings); inside them every
 //!   sentence is an `<s>` (UAX #29 sentence boundaries).
 //! - Tokens ([`super::tokenize`]): UAX #29 words and punctuation, Chinese (`lang` `zh`, jieba)
@@ -71,12 +72,14 @@ pub fn render(r: &Record, out: &mut Vec<u8>) {
     opt(&mut s, "warc_file", r.warc_file.as_deref());
     opt(&mut s, "warc_offset", r.warc_offset.map(|o| o.to_string()).as_deref());
     s.push_str(">\n");
-    for p in &r.paragraphs {
-        let sents = sentences(&p.text, r.lang.as_deref());
+    let headline = r.headline.iter().map(|h| (true, ParagraphKind::Heading, h.as_str()));
+    for (is_headline, kind, text) in headline.chain(r.paragraphs.iter().map(|p| (false, p.kind, p.text.as_str()))) {
+        let sents = sentences(text, r.lang.as_deref());
         if sents.is_empty() {
             continue;
         }
-        let (open, close) = match p.kind {
+        let (open, close) = match kind {
+            ParagraphKind::Heading if is_headline => ("<head type=\"headline\">\n", "</head>\n"),
             ParagraphKind::Heading => ("<head>\n", "</head>\n"),
             ParagraphKind::ListItem => ("<p type=\"list_item\">\n", "</p>\n"),
             ParagraphKind::Paragraph => ("<p>\n", "</p>\n"),
@@ -132,6 +135,24 @@ mod tests {
     use super::*;
     use crate::write::tests::record;
     use crate::write::{open_writer, CorpusFormat};
+
+    /// The headline is the document's first structure, marked as the headline; no headline,
+    /// no such structure.
+    #[test]
+    fn the_headline_is_the_first_structure() {
+        let mut r = record(2);
+        r.headline = Some("Bridge closes".into());
+        let mut out = Vec::new();
+        render(&r, &mut out);
+        let text = String::from_utf8(out).unwrap();
+        let body = text.split_once(">\n").unwrap().1;
+        assert!(body.starts_with("<head type=\"headline\">\n<s>\nBridge\ncloses\n</s>\n</head>\n<"), "{body}");
+        assert_eq!(body.matches("<head type=\"headline\">").count(), 1);
+        r.headline = None;
+        let mut out = Vec::new();
+        render(&r, &mut out);
+        assert!(!String::from_utf8(out).unwrap().contains("headline"));
+    }
 
     #[test]
     fn document_structure_glue_and_escaping() {

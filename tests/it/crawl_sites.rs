@@ -193,7 +193,7 @@ async fn crawl_five_real_sites_over_loopback() {
     for host in HOSTS {
         let rec = state.host(host).unwrap().unwrap();
         assert_eq!(rec.learning.phase, HostPhase::Learned, "{host}");
-        assert!(state.model::<webcorpus::domain::DomainModel>(host).unwrap().is_some(), "{host}: model stored");
+        assert!(state.model(host).unwrap().is_some(), "{host}: model stored");
         assert!(rec.written > 0, "{host}: records written");
     }
     // The gold-free check of the models: pages whose learned extraction keeps less than half of
@@ -371,7 +371,13 @@ fn check_vertical(corpus: &Path, tmp: &Path) {
     use webcorpus::write::export::{export, ExportFilter, ExportTarget};
     use webcorpus::write::CorpusFormat;
     let dir = tmp.join("vert");
-    let target = ExportTarget { format: CorpusFormat::Vert, dir: Some(dir.clone()), gzip: false, shard_bytes: 0 };
+    let target = ExportTarget {
+        format: CorpusFormat::Vert,
+        dir: Some(dir.clone()),
+        gzip: false,
+        shard_bytes: 0,
+        headline_in_text: false,
+    };
     let filter = ExportFilter { hosts: vec!["hidemiyoshi.jp".into()], ..ExportFilter::default() };
     let summary = export(&[corpus.to_path_buf()], &filter, &target).unwrap();
     assert!(summary.written >= 50);

@@ -10,7 +10,6 @@ use std::sync::Arc;
 use support::site_server::{SiteRoot, SiteServer};
 use webcorpus::config::Config;
 use webcorpus::crawl::{run, CrawlOptions};
-use webcorpus::domain::DomainModel;
 use webcorpus::model::Record;
 use webcorpus::store::{open_state_dir, HostPhase};
 
@@ -88,7 +87,7 @@ async fn a_redesigned_site_is_sampled_again_and_its_model_relearned() {
     assert!((1..=3).contains(&rec.learning.relearned), "{rec:?}");
     assert_eq!(rec.learning.phase, HostPhase::Learned);
     assert_eq!(rec.learning.waiting, 0);
-    let model: DomainModel = state.model(HOST).expect("read").expect("a model");
+    let model = state.model(HOST).expect("read").expect("a model");
     // The stored model is the last one learned (a last sampling that ran dry before a full
     // sample keeps it).
     assert!((1..=rec.learning.relearned).contains(&model.generation), "generation {} of {rec:?}", model.generation);

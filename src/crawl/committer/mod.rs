@@ -179,7 +179,7 @@ impl Committer {
         for rec in state.hosts()? {
             let mut book = HostBook::new(rec);
             // A host sampled again keeps its earlier model until the new one is there.
-            book.model = state.model::<DomainModel>(&book.rec.host)?.map(Arc::new);
+            book.model = state.model(&book.rec.host)?.map(Arc::new);
             let resumed = LearningEvent::Resumed { has_model: book.model.is_some() };
             for action in book.rec.learning.on(&rule, resumed) {
                 jobs.extend(models::job_of(&book.rec.host, action, &book.model));
