@@ -19,7 +19,7 @@
 //!    (`OVERALL_DISCARD_XPATH`) discard. Comment sections and comments ([`COMMENT_WORDS`]) are
 //!    boilerplate when at least [`COMMENT_ARTICLE_WORDS`] voted words lie outside them (an
 //!    article with its comments: trafilatura keeps comments apart from the main text); a page
-//!    whose voted text is all comments is a thread, and they stay. A BEM modifier
+//!    whose voted text is all comments is a thread, and they stay. Compound comment words count ([`is_comment_word`]: `commentlist`, `postComments`). A BEM modifier
 //!    (`Section--Ads`) is not a class word. Cookie-consent boxes ([`ContentRoot::in_consent`])
 //!    are dropped however long they are, unless they hold half of the text that is not about
 //!    cookies (a dialog or a consent manager's own box, [`CONSENT_MANAGERS`], below `body` is
@@ -210,6 +210,15 @@ pub const COMMENT_WORDS: &[&str] = &["comment", "comments"];
 /// every comment element (an article with comments below it); with fewer, the comments are
 /// the page's text (a forum thread, a guestbook) and stay.
 pub const COMMENT_ARTICLE_WORDS: usize = 100;
+
+/// True for a class/id word of a comment section or comment: a [`COMMENT_WORDS`] word, or a
+/// compound that begins with `comment` (`commentlist`, `commentbody`; not `commentary` or
+/// `commentator`) or ends with `comments` (`postcomments`, from `postComments`).
+pub fn is_comment_word(w: &str) -> bool {
+    COMMENT_WORDS.contains(&w)
+        || (w.starts_with("comment") && !w.starts_with("commentar") && !w.starts_with("commentat"))
+        || w.ends_with("comments")
+}
 /// Class/id words of cookie-consent boxes, matched anywhere in a class or id
 /// (`moove_gdpr_cookie_modal`); any word containing `cookie` or a [`CONSENT_MANAGERS`] name
 /// counts too (`cookiebar`, `cookiePolicy`, `onetrust-consent-sdk`). See
@@ -260,7 +269,7 @@ pub(crate) fn class_words(el: &Element) -> Vec<Vec<String>> {
 }
 
 fn is_boilerplate_word(w: &str) -> bool {
-    BOILERPLATE_WORDS.contains(&w) || COMMENT_WORDS.contains(&w)
+    BOILERPLATE_WORDS.contains(&w) || is_comment_word(w)
 }
 
 /// True when the page marks `el` as page furniture and not also as main content: a
@@ -340,7 +349,7 @@ fn element_hints(el: &Element) -> Hints {
     let boilerplate = tagged || classed(BOILERPLATE_WORDS);
     let cookie_marked =
         boilerplate && !tagged && !classed_by(&|w| BOILERPLATE_WORDS.contains(&w) && !COOKIE_WORDS.contains(&w));
-    let comment = classed(COMMENT_WORDS);
+    let comment = classed_by(&is_comment_word);
     Hints { boilerplate, content, comment, consent, overlay, cookie_marked, landmark, main_landmark }
 }
 

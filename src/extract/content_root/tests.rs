@@ -142,6 +142,12 @@ fn markup_hints_read_the_first_and_last_class_words() {
     assert!(element("<div class='sidebar-left wide'>x</div>", "div"));
     assert!(comment("<div id=post-comments>x</div>", "div"));
     assert!(comment("<li class='comment even depth-1'>x</li>", "li"));
+    // Compounds: one word for the comment list, a camelCase name, not commentary.
+    assert!(comment("<ol class=commentlist>x</ol>", "ol"));
+    assert!(comment("<div class=commentbody>x</div>", "div"));
+    assert!(comment("<div id=postComments>x</div>", "div"));
+    assert!(!comment("<div class=commentary>x</div>", "div"));
+    assert!(!comment("<div class=commentator-bio>x</div>", "div"));
     assert!(!element("<div id=post-comments>x</div>", "div"));
     assert!(!content("<div class=comment-body>x</div>", "div"));
     assert!(element("<div class='Cookie_Banner'>x</div>", "div"));
