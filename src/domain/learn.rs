@@ -627,6 +627,62 @@ mod tests {
         assert!(checked >= 2, "{checked} pages with a cut in the middle of the article");
     }
 
+    /// A learned stretch that ends before the article does is evidence, not a veto: the blocks
+    /// after it that the combiner keeps with probability `COMBINER_FIRM_KEEP` or more stay,
+    /// the others outside it go.
+    #[test]
+    fn blocks_the_combiner_keeps_firmly_survive_a_stretch_that_ends_early() {
+        use crate::extract::pipeline::{page_labels, ExtractSettings, ModelUse, COMBINER_FIRM_KEEP};
+        use crate::extract::ExtractorKind;
+        let Some(pages) = freepressokc_pages(3) else { return };
+        let settings = ExtractSettings { language: Some("English".into()), ..ExtractSettings::default() };
+        let model = guard_model(Some(0.6));
+        let (mut firm, mut dropped) = (0, 0);
+        for page in &pages {
+            let body = page.html.find("<body").expect("a body tag");
+            let at = body + page.html[body..].find('>').expect("end of the body tag") + 1;
+            // The end pattern before one of the page's last <p>s, the latest at which a block
+            // the combiner keeps firmly lies outside the stretch.
+            let starts: Vec<usize> = page.html[at..].match_indices("<p").map(|(i, _)| at + i).collect();
+            for &cut in starts.iter().rev().take(20) {
+                let html = format!(
+                    "{}<div class=\"guard-begin\"></div>{}<div class=\"guard-end\"></div>{}",
+                    &page.html[..at],
+                    &page.html[at..cut],
+                    &page.html[cut..]
+                );
+                let doc = Document::parse(&html);
+                let blocks = segment(&doc);
+                let plain = page_labels(&doc, &blocks, ExtractorKind::Default, None, &settings).unwrap();
+                let learned = page_labels(&doc, &blocks, ExtractorKind::Default, Some(&model), &settings).unwrap();
+                let Some((_, range)) = goldminer::matching_template(&doc, &blocks, model.goldminer.as_ref().unwrap())
+                else {
+                    continue;
+                };
+                let answer = plain.combiner.as_ref().expect("the default's combiner");
+                let outside: Vec<usize> =
+                    (0..blocks.len()).filter(|i| !range.contains(i) && plain.labels[*i].is_good()).collect();
+                if learned.model_use != ModelUse::Applied
+                    || !outside.iter().any(|&i| answer.probabilities[i] >= COMBINER_FIRM_KEEP)
+                {
+                    continue;
+                }
+                for i in outside {
+                    let (text, p) = (&blocks[i].text, answer.probabilities[i]);
+                    if p >= COMBINER_FIRM_KEEP {
+                        assert!(learned.labels[i].is_good(), "{}: {text:?} kept at p {p}", page.url);
+                        firm += 1;
+                    } else {
+                        assert!(!learned.labels[i].is_good(), "{}: {text:?} at p {p} outside the stretch", page.url);
+                        dropped += 1;
+                    }
+                }
+                break;
+            }
+        }
+        assert!(firm >= 2, "{firm} firmly kept blocks outside the stretch ({dropped} dropped)");
+    }
+
     /// A model whose one template runs from `<div class="guard-begin"></div>` to
     /// `<div class="guard-end">`, which the guard tests put into real pages.
     fn guard_model(sample_drop: Option<f64>) -> DomainModel {

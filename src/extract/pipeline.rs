@@ -140,6 +140,12 @@ pub const MODEL_DROP_MARGIN: f64 = 0.25;
 /// is wider than the article on this page would add the boxes around it).
 pub const MODEL_MAX_ADDED_SHARE: f64 = 0.5;
 
+/// A block that the combiner keeps with at least this probability is kept outside a host's
+/// GoldMiner stretch too (step 5 of [`default_labels`]): the learned stretch is evidence, not a
+/// veto over a firm answer of the block model (a headline above the begin pattern, an
+/// article's last paragraphs after an end pattern that the page places early).
+pub const COMBINER_FIRM_KEEP: f32 = 0.9;
+
 /// Below this share of the unlearned default's words, a learned extraction is never used.
 pub const MODEL_EMPTY_WORD_SHARE: f64 = 0.1;
 
@@ -380,7 +386,8 @@ pub struct DefaultLabels {
 ///    vote suffices for a block with link density below 0.5;
 ///    the edges of the text (trailing headings, lead-ins, cut-off short lines) and link
 ///    lines go (rules 4–9 of [`content_root`]);
-/// 5. blocks outside the GoldMiner stretch are dropped (a page matching none of the host's
+/// 5. blocks outside the GoldMiner stretch are dropped, except those the combiner keeps with
+///    probability [`COMBINER_FIRM_KEEP`] or more (a page matching none of the host's
 ///    templates is not discarded, as GoldMiner does, but voted on whole); inside it, a block
 ///    that GoldMiner keeps (step 1) is kept even without the vote (unless those blocks hold
 ///    more than [`MODEL_MAX_ADDED_SHARE`] of the unlearned labels' words, and never a block in
@@ -465,12 +472,17 @@ pub fn default_labels(
         // Blocks GoldMiner keeps in the stretch that the labels so far drop: added only while
         // they stay a small share of the unlearned text (a stretch wider than the article
         // would add its boxes).
+        // A block the combiner keeps firmly stays, whatever the stretch says.
+        let firm_keep =
+            |i: usize| answer.as_ref().is_some_and(|a| !a.gave_way && a.probabilities[i] >= COMBINER_FIRM_KEEP);
         let addable = |i: usize| gm[i].is_good() && !labels[i].is_good() && !never_main[i];
         let added: usize = range.clone().filter(|&i| addable(i)).map(|i| blocks[i].words).sum();
         let add = added as f64 <= MODEL_MAX_ADDED_SHARE * kept_words(blocks, &unlearned) as f64;
         for (i, label) in labels.iter_mut().enumerate() {
             if !range.contains(&i) {
-                *label = Label::Bad;
+                if !(firm_keep(i) && label.is_good()) {
+                    *label = Label::Bad;
+                }
             } else if add && gm[i].is_good() && !never_main[i] {
                 *label = Label::Good;
             }
