@@ -249,6 +249,10 @@ pub struct CrawlArgs {
     /// Write no WARC files (overrides [warc] enabled).
     #[arg(long)]
     pub no_warc: bool,
+    /// Write each page's comment section to its record's `comments` field (`[extract]
+    /// comments`); comments are never part of `text`.
+    #[arg(long)]
+    pub comments: bool,
     /// Re-crawl: fetch every page of the state again with If-None-Match / If-Modified-Since
     /// (304 = unchanged, counted as not_modified); changed pages are extracted again and written
     /// as new records with the same id, Onion dropping the paragraphs already written.
@@ -307,6 +311,10 @@ pub struct ExtractArgs {
     /// Stoplist language (overrides [crawl] language; "auto" detects).
     #[arg(long)]
     pub language: Option<String>,
+    /// Write each page's comment section to its record's `comments` field (`[extract]
+    /// comments`); comments are never part of `text`.
+    #[arg(long)]
+    pub comments: bool,
 }
 
 /// `webcorpus stats`.

@@ -69,10 +69,21 @@ pub struct Config {
     pub boilernet: crate::extract::boilernet::BoilernetConfig,
     /// `[classify]`: the article-vs-other page classifier.
     pub classify: ClassifyConfig,
+    /// `[extract]`: what a record holds besides the main content.
+    pub extract: ExtractConfig,
     /// `[warc]`: WARC output of the crawl.
     pub warc: crate::write::warc::WarcConfig,
     /// `[cluster]`: one crawl on many workers through Redis (off unless `redis` is set).
     pub cluster: crate::cluster::ClusterConfig,
+}
+
+/// `[extract]` section: what a record holds besides the main content.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, serde::Serialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ExtractConfig {
+    /// Write the text of a page's comment section to the record's `comments` field (the
+    /// default extractor; comments are never part of `text`). Default false.
+    pub comments: bool,
 }
 
 /// `[classify]` section: the page classifier run on every extracted page.
@@ -267,6 +278,7 @@ impl Config {
             tree_filter: self.tree_filter.clone(),
             boilernet: self.boilernet.clone(),
             combiner: None,
+            comments: self.extract.comments,
         }
     }
 

@@ -111,6 +111,9 @@ fn crawl(args: CrawlArgs) -> Result<u8> {
     if args.no_warc {
         config.warc.enabled = false;
     }
+    if args.comments {
+        config.extract.comments = true;
+    }
     if let Some(status) = args.status {
         webcorpus::crawl::status_page::parse_addr(&status).map_err(|e| anyhow::anyhow!("--status: {e}"))?;
         config.crawl.status = status;
@@ -165,7 +168,10 @@ fn crawl(args: CrawlArgs) -> Result<u8> {
 }
 
 fn extract(args: ExtractArgs) -> Result<()> {
-    let config = load_config(&args.config)?;
+    let mut config = load_config(&args.config)?;
+    if args.comments {
+        config.extract.comments = true;
+    }
     let language = match args.language.as_deref() {
         Some(l) if !l.eq_ignore_ascii_case("auto") => Some(l.to_string()),
         Some(_) => None,

@@ -181,6 +181,10 @@ pub struct Record {
     /// The kind of each paragraph of `text`, in order (`text.split("\n\n")` gives their text).
     #[serde(default)]
     pub paragraph_kinds: Vec<ParagraphKind>,
+    /// The text of the page's comment section, paragraphs joined by blank lines, when asked
+    /// for (`--comments`, `[extract] comments`) and found; never part of `text`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub comments: Option<String>,
     /// `"article"` or `"other"`, from the page classifier ([`crate::classify`]); absent in
     /// records written before it existed.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -63,6 +63,7 @@ pub fn record_of(
         text,
         paragraph_kinds: kept.iter().map(|p| p.kind).collect(),
         paragraphs: kept,
+        comments: ex.comments,
         page_type: class.map(|c| c.page_type),
         page_type_prob: class.map(|c| c.prob),
         warc_record_id: source.warc_record_id,

@@ -344,6 +344,7 @@ mod tests {
             host: "x.org".into(),
             title: None,
             headline: None,
+            comments: None,
             fetched_at: "2026-01-01T00:00:00Z".into(),
             http_status: None,
             content_type: None,

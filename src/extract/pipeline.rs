@@ -38,6 +38,8 @@ pub struct ExtractSettings {
     /// ([`combiner::shipped`]). Evaluation sets another to judge pages by a model that never
     /// saw their site.
     pub combiner: Option<std::sync::Arc<CombinerModel>>,
+    /// Collect the text of the page's comment section ([`PageExtraction::comments`]).
+    pub comments: bool,
 }
 
 impl ExtractSettings {
@@ -69,6 +71,11 @@ pub struct PageExtraction {
     pub headline: Option<String>,
     /// Kept paragraphs of the main content, in page order (the headline apart).
     pub paragraphs: Vec<Paragraph>,
+    /// With [`ExtractSettings::comments`] and the default extractor: the blocks of the page's
+    /// comment section below the article (the combiner's comment flags, rule 1 of
+    /// [`content_root`]) with link density below 0.5, joined by blank lines; `None` when
+    /// there are none or they were not asked for.
+    pub comments: Option<String>,
     /// Number of blocks on the page.
     pub blocks: usize,
     /// How the host's model took part (the default extractor; the others report
@@ -239,7 +246,15 @@ pub fn extract_document(
     model: Option<&DomainModel>,
     settings: &ExtractSettings,
 ) -> Result<PageExtraction, ExtractError> {
-    let PageLabels { labels, stoplist, model_use, model_share, .. } = page_labels(doc, blocks, kind, model, settings)?;
+    let PageLabels { labels, stoplist, model_use, model_share, combiner } =
+        page_labels(doc, blocks, kind, model, settings)?;
+    let comments = combiner.filter(|_| settings.comments).and_then(|answer| {
+        let texts: Vec<&str> = (0..blocks.len())
+            .filter(|&i| answer.comments[i] && !labels[i].is_good() && blocks[i].link_density() < 0.5)
+            .map(|i| blocks[i].text.as_str())
+            .collect();
+        (!texts.is_empty()).then(|| texts.join("\n\n"))
+    });
     let headline = headline::headline_block(doc, blocks, &labels);
     let paragraphs = blocks
         .iter()
@@ -255,6 +270,7 @@ pub fn extract_document(
         extractor: kind.name(),
         headline: headline.map(|i| blocks[i].text.clone()),
         paragraphs,
+        comments,
         blocks: blocks.len(),
         model_use,
         model_generation: model.map(|m| m.generation),

@@ -308,6 +308,7 @@ pub(crate) mod tests {
             host: "example.org".into(),
             title: Some(format!("A \"quoted\" <title> {n}")),
             headline: None,
+            comments: None,
             fetched_at: "2024-05-01T12:00:00Z".into(),
             http_status: None,
             content_type: None,

@@ -452,3 +452,23 @@ fn the_main_landmark_keeps_a_manuals_introduction() {
     assert!(text.contains("This module implements a number of iterator building blocks"), "introduction missing");
     assert!(text.contains("more-itertools"), "recipes missing");
 }
+
+/// Comments on request: a real blog post with a comment thread (L3S-GN1, annotated comments)
+/// keeps them out of the text always, and gives them in `comments` only when asked.
+#[test]
+fn comments_come_apart_from_the_text_and_only_on_request() {
+    let Some(set) = test_set("l3s-gn1") else { return };
+    let page = set.pages.iter().find(|p| p.id == "0acd5213-35e1-4039-adb5-6c7611911b9e").expect("page in the set");
+    let html = set.read_html(page).expect("readable page");
+    let comment = "she might have had dr. phil.";
+    let plain = extract_html(&html, ExtractorKind::Default, None, &ExtractSettings::default()).expect("extraction");
+    let text = |ex: &crate::extract::pipeline::PageExtraction| {
+        ex.paragraphs.iter().map(|p| p.text.as_str()).collect::<Vec<_>>().join(" ")
+    };
+    assert_eq!(plain.comments, None);
+    assert!(!text(&plain).contains(comment));
+    let settings = ExtractSettings { comments: true, ..ExtractSettings::default() };
+    let asked = extract_html(&html, ExtractorKind::Default, None, &settings).expect("extraction");
+    assert_eq!(asked.paragraphs, plain.paragraphs, "the text does not change");
+    assert!(asked.comments.as_deref().is_some_and(|c| c.contains(comment)), "{:?}", asked.comments);
+}
