@@ -392,8 +392,8 @@ pub fn show_host(
             continue;
         }
         let fetched = if r.final_url.is_empty() { r.url.clone() } else { r.final_url.clone() };
-        for p in &r.paragraphs {
-            first.entry(p.text.clone()).or_insert_with(|| fetched.clone());
+        for text in r.headline.iter().chain(r.paragraphs.iter().map(|p| &p.text)) {
+            first.entry(text.clone()).or_insert_with(|| fetched.clone());
         }
         if fetched != r.url {
             redirected.insert(r.url.clone(), fetched.clone());

@@ -112,13 +112,16 @@ fn show_marks_static_noise_kept_paragraphs_and_duplicates_with_their_first_url()
         let without = fates(false);
         assert!(!without.iter().any(|f| f == "kept"), "menu item {item} kept without the model: {without:?}");
     }
-    // Kept blocks are exactly paragraphs of the records; duplicates name the URL whose record
-    // holds the text.
+    // Kept blocks are exactly paragraphs or headlines of the records; duplicates name the URL
+    // whose record holds the text.
     let corpus = std::fs::read_to_string(dir.path().join("corpus/corpus.jsonl")).unwrap();
     let records: HashMap<String, Record> =
         corpus.lines().map(|l| Record::from_json(l).unwrap()).map(|r| (r.url.clone(), r)).collect();
-    let written: std::collections::HashSet<&str> =
-        records.values().flat_map(|r| r.paragraphs.iter().map(|p| p.text.as_str())).collect();
+    let written: std::collections::HashSet<&str> = records
+        .values()
+        .flat_map(|r| r.headline.iter().chain(r.paragraphs.iter().map(|p| &p.text)))
+        .map(String::as_str)
+        .collect();
     let kept: Vec<_> = shown.iter().filter(|b| b.0 == "kept").collect();
     assert!(kept.len() > 100, "{} kept blocks", kept.len());
     let long_kept = kept.iter().filter(|b| b.2.chars().count() > 40).count();
@@ -151,7 +154,10 @@ fn show_marks_static_noise_kept_paragraphs_and_duplicates_with_their_first_url()
             continue;
         };
         let holder = records.get(first).unwrap_or_else(|| panic!("{first} has a record"));
-        assert!(holder.paragraphs.iter().any(|p| &p.text == text), "{first} holds {text:?}");
+        assert!(
+            holder.headline.as_ref() == Some(text) || holder.paragraphs.iter().any(|p| &p.text == text),
+            "{first} holds {text:?}"
+        );
         named += 1;
     }
     assert!(named > 0, "exact duplicates name their first URL");
