@@ -11,7 +11,10 @@
 
 use crate::html::Document;
 use crate::model::Block;
+use ego_tree::iter::Edge;
 use ego_tree::NodeId;
+use rustc_hash::FxHashSet as HashSet;
+use scraper::Node;
 
 /// True when `el` hides its subtree by its own markup (see the module docs).
 pub fn hides(el: &scraper::node::Element) -> bool {
@@ -24,31 +27,73 @@ pub fn hides(el: &scraper::node::Element) -> bool {
     })
 }
 
-/// True when the text of `node` is hidden by it or an ancestor ([`hides`]).
-fn is_hidden(doc: &Document, node: NodeId) -> bool {
-    doc.html
-        .tree
-        .get(node)
-        .is_some_and(|n| std::iter::once(n).chain(n.ancestors()).any(|a| a.value().as_element().is_some_and(hides)))
+/// The text nodes of `doc` that a hiding element ([`hides`]) encloses: one walk of the tree,
+/// whatever its depth. Empty when nothing hides.
+fn hidden_text_nodes(doc: &Document) -> HashSet<NodeId> {
+    let mut hidden = HashSet::default();
+    let mut open = 0usize;
+    for edge in doc.html.tree.root().traverse() {
+        match edge {
+            Edge::Open(node) => match node.value() {
+                Node::Element(el) if hides(el) => open += 1,
+                Node::Text(_) if open > 0 => {
+                    hidden.insert(node.id());
+                }
+                _ => {}
+            },
+            Edge::Close(node) => {
+                if node.value().as_element().is_some_and(hides) {
+                    open -= 1;
+                }
+            }
+        }
+    }
+    hidden
 }
 
+/// Bytes of visible text searched in all for hidden blocks that are not an exact copy of a
+/// visible block (a page of many hidden blocks costs at most this much searching).
+const SEARCH_BUDGET: usize = 32 << 20;
+
 /// Remove from `blocks` each hidden block whose text also stands in the visible blocks' text
-/// (their texts joined by spaces): the page's text counts once. Blocks stay in order.
+/// (a visible block of the same text, or a part of their texts joined by spaces, searched
+/// within [`SEARCH_BUDGET`]): the page's text counts once. Blocks stay in order.
 pub fn drop_hidden_copies(doc: &Document, blocks: &mut Vec<Block>) {
-    let hidden: Vec<bool> = blocks.iter().map(|b| b.text_nodes.first().is_some_and(|&n| is_hidden(doc, n))).collect();
-    if !hidden.contains(&true) {
+    let hidden_nodes = hidden_text_nodes(doc);
+    if hidden_nodes.is_empty() {
         return;
     }
+    let hidden: Vec<bool> =
+        blocks.iter().map(|b| b.text_nodes.first().is_some_and(|n| hidden_nodes.contains(n))).collect();
     let mut visible = String::new();
+    let mut exact: HashSet<&str> = HashSet::default();
     for (b, _) in blocks.iter().zip(&hidden).filter(|(_, &h)| !h) {
         visible.push_str(&b.text);
         visible.push(' ');
+        exact.insert(b.text.as_str());
     }
+    let mut budget = SEARCH_BUDGET;
+    let copies: Vec<bool> = blocks
+        .iter()
+        .zip(&hidden)
+        .map(|(b, &h)| {
+            if !h {
+                return false;
+            }
+            if exact.contains(b.text.as_str()) {
+                return true;
+            }
+            if budget < visible.len() {
+                return false;
+            }
+            budget -= visible.len();
+            visible.contains(b.text.as_str())
+        })
+        .collect();
     let mut i = 0;
-    blocks.retain(|b| {
-        let copy = hidden[i] && visible.contains(b.text.as_str());
+    blocks.retain(|_| {
         i += 1;
-        !copy
+        !copies[i - 1]
     });
 }
 
@@ -77,6 +122,21 @@ mod tests {
             );
             assert_eq!(texts(&html), [BODY, "Second line."], "{wrapper}");
         }
+    }
+
+    /// Hidden blocks under 20,000 nested hiding elements: one walk of the tree, not one walk up
+    /// from every block (which would be quadratic in the depth).
+    #[test]
+    fn deeply_nested_hidden_text_is_one_walk() {
+        let depth = 20_000;
+        let html = format!(
+            "<html><body><p>{BODY}</p>{}{}</body></html>",
+            "<div hidden><p>x</p>".repeat(depth),
+            "</div>".repeat(depth)
+        );
+        let texts = texts(&html);
+        assert_eq!(texts.first().map(String::as_str), Some(BODY));
+        assert!(texts.iter().skip(1).all(|t| t == "x") && texts.len() > 100, "hidden text without a copy stays");
     }
 
     #[test]
