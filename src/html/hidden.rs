@@ -53,7 +53,7 @@ fn hidden_text_nodes(doc: &Document) -> HashSet<NodeId> {
 
 /// Bytes of visible text searched in all for hidden blocks that are not an exact copy of a
 /// visible block (a page of many hidden blocks costs at most this much searching).
-const SEARCH_BUDGET: usize = 32 << 20;
+pub const SEARCH_BUDGET: usize = 32 << 20;
 
 /// Remove from `blocks` each hidden block whose text also stands in the visible blocks' text
 /// (a visible block of the same text, or a part of their texts joined by spaces, searched
