@@ -589,7 +589,8 @@ mod tests {
 
     /// A few real pages of www.freepressokc.com from ../shared/sites, decoded.
     /// A template whose end pattern cuts a page in the middle of its article, far more than it
-    /// cuts the host's median page, gives way to the unlearned vote; the same cut on a host
+    /// cuts the host's median page, gives way to the unlearned vote (the rules, where the
+    /// stretch alone decides; the default keeps its firm answers outside it); the same cut on a host
     /// whose template usually leaves that much out stays.
     #[test]
     fn per_page_guard_rejects_a_cut_far_beyond_the_samples() {
@@ -602,7 +603,7 @@ mod tests {
         for page in &pages {
             let body = page.html.find("<body").expect("a body tag");
             let at = body + page.html[body..].find('>').expect("end of the body tag") + 1;
-            let plain = extract_html(&page.html, ExtractorKind::Default, None, &settings).unwrap();
+            let plain = extract_html(&page.html, ExtractorKind::Rules, None, &settings).unwrap();
             // The end pattern before the first <p> at which the stretch keeps 35–65 % of the
             // unlearned words.
             let cut = page.html[at..].match_indices("<p").map(|(i, _)| at + i).find_map(|p| {
@@ -612,15 +613,15 @@ mod tests {
                     &page.html[at..p],
                     &page.html[p..]
                 );
-                let ex = extract_html(&html, ExtractorKind::Default, Some(&model(None)), &settings).unwrap();
+                let ex = extract_html(&html, ExtractorKind::Rules, Some(&model(None)), &settings).unwrap();
                 let share = word_count(&ex) as f64 / word_count(&plain) as f64;
                 (ex.model_use == ModelUse::Applied && (0.35..0.65).contains(&share)).then_some(html)
             });
             let Some(html) = cut else { continue };
-            let far = extract_html(&html, ExtractorKind::Default, Some(&model(Some(0.0))), &settings).unwrap();
+            let far = extract_html(&html, ExtractorKind::Rules, Some(&model(Some(0.0))), &settings).unwrap();
             assert_eq!(far.model_use, ModelUse::Rejected, "{}", page.url);
             assert_eq!(far.paragraphs, plain.paragraphs);
-            let usual = extract_html(&html, ExtractorKind::Default, Some(&model(Some(0.6))), &settings).unwrap();
+            let usual = extract_html(&html, ExtractorKind::Rules, Some(&model(Some(0.6))), &settings).unwrap();
             assert_eq!(usual.model_use, ModelUse::Applied, "{}", page.url);
             checked += 1;
         }
@@ -778,14 +779,20 @@ mod tests {
                 &page.html[..at],
                 &page.html[at..]
             );
-            let plain = extract_html(&html, ExtractorKind::Default, None, &settings).unwrap();
-            let guarded = extract_html(&html, ExtractorKind::Default, Some(&model), &settings).unwrap();
+            // The rules: the stretch alone decides, and the guard rejects it.
+            let plain = extract_html(&html, ExtractorKind::Rules, None, &settings).unwrap();
+            let guarded = extract_html(&html, ExtractorKind::Rules, Some(&model), &settings).unwrap();
             let unguarded = extract_html(&html, ExtractorKind::GoldMiner, Some(&model), &settings).unwrap();
             assert_eq!(plain.model_use, ModelUse::None);
             assert!(word_count(&plain) > 50);
             assert_eq!(word_count(&unguarded), 0, "the template is found and cuts everything");
             assert_eq!(guarded.model_use, ModelUse::Rejected, "{}", page.url);
             assert_eq!(guarded.paragraphs, plain.paragraphs);
+            // The default: the combiner's firm answers outlive the empty stretch, or the guard
+            // rejects it; either way the page keeps most of its text.
+            let plain = extract_html(&html, ExtractorKind::Default, None, &settings).unwrap();
+            let guarded = extract_html(&html, ExtractorKind::Default, Some(&model), &settings).unwrap();
+            assert!(2 * word_count(&guarded) >= word_count(&plain), "{}: {guarded:?}", page.url);
         }
         // A page without the template: the model is used (no stretch, voted on whole).
         let ex = extract_html(&pages[0].html, ExtractorKind::Default, Some(&model), &settings).unwrap();
