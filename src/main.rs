@@ -227,7 +227,8 @@ fn extract(args: ExtractArgs) -> Result<()> {
                     return;
                 }
                 let decoded = webcorpus::html::decode_html(&page.body, page.content_type.as_deref());
-                let host = url::Url::parse(&page.url).ok().and_then(|u| u.host_str().map(str::to_string));
+                // The crawl's host key (`host:port` off the default port), as its records have.
+                let host = url::Url::parse(&page.url).ok().and_then(|u| webcorpus::crawl::url::host_key(&u));
                 let source = RecordSource {
                     url: &page.url,
                     final_url: &page.url,
