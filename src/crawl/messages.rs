@@ -94,8 +94,9 @@ pub struct PageWork {
 pub enum PageContent {
     /// Decoded HTML to keep until the host's model is there.
     Waiting(String),
-    /// The extraction and the page classifier's verdict (none when extraction failed).
-    Extracted(Result<PageExtraction, ExtractError>, Option<PageClass>),
+    /// The extraction and the page classifier's verdict (none when extraction failed); boxed,
+    /// a page's extraction is far larger than the other variants.
+    Extracted(Box<Result<PageExtraction, ExtractError>>, Option<PageClass>),
     /// Processing panicked.
     Failed,
     /// Not processed: the body is binary or unreadable text.

@@ -161,7 +161,7 @@ pub fn page_work(
         HostModel::Sampling => PageContent::Waiting(decoded.text),
         HostModel::Ready(model) => {
             let (extraction, class) = extract_and_classify(&doc, final_url.as_str(), model.as_deref(), &ctx.tools);
-            PageContent::Extracted(extraction, class)
+            PageContent::Extracted(Box::new(extraction), class)
         }
     };
     PageWork { links, feeds, content }

@@ -587,7 +587,52 @@ mod tests {
         assert!(missed.is_empty(), "{missed:?}");
     }
 
-    /// A few real pages of www.freepressokc.com from ../shared/sites, decoded.
+    /// With a model learned from the host, every block's trace agrees with its label, the
+    /// combiner's stages are the default's alone, and the learned stages (stretch, static
+    /// noise) are where the model cut the page.
+    #[test]
+    fn the_trace_gives_every_block_the_stage_that_decided_its_label() {
+        use crate::extract::pipeline::{page_labels, ExtractSettings, ModelUse};
+        use crate::extract::trace::Stage;
+        use crate::extract::ExtractorKind;
+        let Some(pages) = freepressokc_pages(15) else { return };
+        let model =
+            learn("www.freepressokc.com", &pages, Some("English"), &JusTextParams::default(), &LearnParams::default());
+        let settings = ExtractSettings { language: Some("English".into()), ..ExtractSettings::default() };
+        for kind in [ExtractorKind::Default, ExtractorKind::Rules, ExtractorKind::JusText] {
+            let mut stages: BTreeMap<(bool, Stage), usize> = BTreeMap::new();
+            for page in &pages {
+                let doc = Document::parse(&page.html);
+                let blocks = segment(&doc);
+                let labelled = page_labels(&doc, &blocks, kind, Some(&model), &settings).unwrap();
+                assert_eq!(labelled.trace.blocks.len(), blocks.len());
+                for (i, (decision, label)) in labelled.trace.blocks.iter().zip(&labelled.labels).enumerate() {
+                    assert_eq!(decision.kept, label.is_good(), "{kind:?} {} block {i}: {decision:?}", page.url);
+                    assert_eq!(decision.probability.is_some(), kind == ExtractorKind::Default);
+                    *stages.entry((decision.kept, decision.stage)).or_default() += 1;
+                }
+                if labelled.model_use == ModelUse::Rejected || kind == ExtractorKind::JusText {
+                    assert!(labelled.trace.stretch.is_none());
+                }
+            }
+            eprintln!("{kind:?}: {stages:?}");
+            let has = |kept: bool, stage: Stage| stages.contains_key(&(kept, stage));
+            match kind {
+                ExtractorKind::Default => {
+                    assert!(has(true, Stage::Combiner) && has(false, Stage::Combiner), "{stages:?}");
+                    // The host's menu and footer are static keys: the model's drops are named.
+                    assert!(has(false, Stage::StaticNoise), "{stages:?}");
+                    assert!(!has(false, Stage::Extractor));
+                }
+                ExtractorKind::Rules => {
+                    assert!(has(true, Stage::Vote) && !has(true, Stage::Combiner), "{stages:?}");
+                    assert!(has(false, Stage::StaticNoise), "{stages:?}");
+                }
+                _ => assert!(stages.keys().all(|(_, s)| *s == Stage::Extractor), "{stages:?}"),
+            }
+        }
+    }
+
     /// A template whose end pattern cuts a page in the middle of its article, far more than it
     /// cuts the host's median page, gives way to the unlearned vote (the rules, where the
     /// stretch alone decides; the default keeps its firm answers outside it); the same cut on a host
@@ -634,6 +679,7 @@ mod tests {
     #[test]
     fn blocks_the_combiner_keeps_firmly_survive_a_stretch_that_ends_early() {
         use crate::extract::pipeline::{page_labels, ExtractSettings, ModelUse, COMBINER_FIRM_KEEP};
+        use crate::extract::trace::Stage;
         use crate::extract::ExtractorKind;
         let Some(pages) = freepressokc_pages(3) else { return };
         let settings = ExtractSettings { language: Some("English".into()), ..ExtractSettings::default() };
@@ -668,13 +714,18 @@ mod tests {
                 {
                     continue;
                 }
+                // The trace names the stretch and the stage of each block outside it.
+                assert_eq!(learned.trace.stretch.as_ref().map(|s| s.blocks.clone()), Some(range.clone()));
                 for i in outside {
                     let (text, p) = (&blocks[i].text, answer.probabilities[i]);
+                    let stage = learned.trace.blocks[i].stage;
                     if p >= COMBINER_FIRM_KEEP {
                         assert!(learned.labels[i].is_good(), "{}: {text:?} kept at p {p}", page.url);
+                        assert_eq!(stage, Stage::FirmKeep, "{text:?}");
                         firm += 1;
                     } else {
                         assert!(!learned.labels[i].is_good(), "{}: {text:?} at p {p} outside the stretch", page.url);
+                        assert_eq!(stage, Stage::OutsideStretch, "{text:?}");
                         dropped += 1;
                     }
                 }
@@ -706,6 +757,7 @@ mod tests {
         }
     }
 
+    /// The first `n` pages of www.freepressokc.com from ../shared/sites, decoded.
     fn freepressokc_pages(n: usize) -> Option<Vec<SamplePage>> {
         let data = data_dir()?;
         let root = data.join("../sites/www.freepressokc.com");

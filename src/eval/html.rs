@@ -3,7 +3,8 @@
 //! metric (word F1, or snippet F1 for snippet-only sets) and its shingle F1 as bar charts with
 //! bootstrap error bars (±1.96 standard errors); the first row's scores per site and per page
 //! type; and its ten worst pages, each as a `show` view of its text blocks (what decided each
-//! one, [`crate::show::explain_page`], without a model) beside the gold text.
+//! one: the stage of the pipeline's decision trace and its score, [`crate::show::explain_page`],
+//! without a model) beside the gold text.
 
 use super::dataset::{Dataset, GoldPage};
 use super::report::{SetReport, Summary};
@@ -26,12 +27,9 @@ pub fn page(sections: &[String]) -> String {
          td:first-child,th:first-child{text-align:left}.pair{display:grid;grid-template-columns:1fr 1fr;gap:1em}\
          .gold{white-space:pre-wrap;background:#f7f7f7;padding:6px;font-size:13px}\
          .b{margin:2px 0;padding:2px 6px;border-left:5px solid #999;font-size:13px;white-space:pre-wrap}\
-         .kept{background:#e3f6e3;border-color:#2e8b3a}.outside-stretch{background:#eee}\
-         .static-noise{background:#fde2e2;border-color:#c62828}.dynamic-noise{background:#fbe4f3;border-color:#ad1457}\
-         .boilerplate-box{background:#e8e4f7;border-color:#5e35b1}.outside-content-root{background:#e3eefb;border-color:#1565c0}\
-         .justext-bad{background:#f3e9e0;border-color:#8d5524}.justext-short{background:#f5f5f5}\
-         .justext-near-good{background:#eef7e6;border-color:#7cb342}.vote{background:#e6f2f2;border-color:#00838f}",
+         .b .why{font-size:11px;color:#444;margin-left:6px}",
     );
+    out.push_str(crate::show::render::FATE_STYLE);
     out.push_str("</style></head><body><h1>webcorpus eval</h1><p>Bars: the score; whiskers: ±1.96 bootstrap standard errors. Worst pages: the first row's, with each text block marked by what decided it (green: kept) beside the gold text.</p>");
     for s in sections {
         out.push_str(s);
@@ -194,10 +192,11 @@ pub fn set_section(report: &SetReport, set: &Dataset, settings: &ExtractSettings
                 for b in &view.blocks {
                     let _ = write!(
                         out,
-                        "<div class=\"b {}\" title=\"{}\">{}</div>",
+                        "<div class=\"b {}\" title=\"{}\">{}{}</div>",
                         b.fate.key(),
                         escape(b.fate.describe()),
-                        escape(&b.text)
+                        escape(&b.text),
+                        crate::show::render::decision_note(&b.decision)
                     );
                 }
             }

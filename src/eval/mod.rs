@@ -10,5 +10,6 @@ pub mod html;
 pub mod metrics;
 pub mod reference;
 pub mod report;
+pub mod row;
 pub mod run;
 pub mod score;

@@ -17,8 +17,9 @@
 
 use crate::eval::dataset::Dataset;
 use crate::eval::report::RowReport;
+pub use crate::eval::row::{ReferenceInfo, ToolMeta};
 use crate::eval::run::{par_map, scored_page, EvalOptions};
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -79,20 +80,6 @@ impl std::str::FromStr for Reference {
     }
 }
 
-/// `DIR/meta.json`: what made the outputs (all fields optional).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct ToolMeta {
-    /// The tool's name (e.g. `trafilatura`).
-    #[serde(default)]
-    pub tool: Option<String>,
-    /// The tool's version (e.g. `2.3.1`).
-    #[serde(default)]
-    pub version: Option<String>,
-    /// How it was called (free text).
-    #[serde(default)]
-    pub settings: Option<String>,
-}
-
 /// `DIR/<set>/timing.json`: one-thread extraction time of the tool on the set.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 pub struct Timing {
@@ -114,19 +101,6 @@ impl Timing {
         }
         (self.pages > 0).then(|| self.seconds / self.pages as f64)
     }
-}
-
-/// The external tool of a reference row, as the JSON report carries it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ReferenceInfo {
-    /// Row label (`--reference` name).
-    pub name: String,
-    /// The outputs' directory.
-    pub dir: PathBuf,
-    /// `DIR/meta.json`, when present.
-    pub meta: Option<ToolMeta>,
-    /// True when `DIR/<set>/timing.json` was present (pages/s and MB/s are measured).
-    pub timed: bool,
 }
 
 /// Read an optional JSON file: `Ok(None)` when it does not exist.

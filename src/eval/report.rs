@@ -6,8 +6,7 @@
 use crate::eval::bootstrap::bootstrap_se;
 use crate::eval::dataset::Dataset;
 use crate::eval::metrics::{Aggregate, CharsKept, Prf, ShingleMean, SnippetCounts};
-use crate::eval::reference::ReferenceInfo;
-use crate::eval::run::{PageResult, Variant};
+use crate::eval::row::{PageResult, ReferenceInfo, Variant};
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -330,7 +329,7 @@ impl SetReport {
 mod tests {
     use super::*;
     use crate::eval::metrics::ShingleCounts;
-    use crate::eval::run::ModelMode;
+    use crate::eval::row::ModelMode;
     use crate::extract::ExtractorKind;
 
     fn page(site: &str, tp: usize, fn_: usize, error: bool) -> PageResult {

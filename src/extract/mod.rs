@@ -18,6 +18,7 @@ pub mod justext;
 pub mod pipeline;
 pub mod stadynot;
 pub mod stoplist;
+pub mod trace;
 pub mod tree_filter;
 pub mod warc_input;
 

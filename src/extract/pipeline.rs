@@ -15,6 +15,7 @@ use crate::extract::headline;
 use crate::extract::justext::{JusText, JusTextParams};
 use crate::extract::stadynot::{self, StaDyNoT, StaDyNoTParams};
 use crate::extract::stoplist::{dominant_language, language_sample, page_stoplist, stoplist_for, Stoplist};
+use crate::extract::trace::{PageTrace, Stage, StretchTrace};
 use crate::extract::tree_filter::TreeFilterParams;
 use crate::extract::{ExtractContext, ExtractError, Extractor, ExtractorKind};
 use crate::html::{segment, Document};
@@ -83,6 +84,8 @@ pub struct PageExtraction {
     pub model_use: ModelUse,
     /// The [`DomainModel::generation`] of the model given, if any.
     pub model_generation: Option<u32>,
+    /// Which stage decided each block, with its score ([`PageTrace`]).
+    pub trace: PageTrace,
     /// The default extractor with a host model whose GoldMiner stretch or static keys apply
     /// to the page: the words the learned labels keep over the words the unlearned default
     /// keeps outside the host's static noise (a site banner is not text the model took),
@@ -246,7 +249,7 @@ pub fn extract_document(
     model: Option<&DomainModel>,
     settings: &ExtractSettings,
 ) -> Result<PageExtraction, ExtractError> {
-    let PageLabels { labels, stoplist, model_use, model_share, combiner } =
+    let PageLabels { labels, stoplist, model_use, model_share, combiner, trace } =
         page_labels(doc, blocks, kind, model, settings)?;
     let comments = combiner.filter(|_| settings.comments).and_then(|answer| {
         let texts: Vec<&str> = (0..blocks.len())
@@ -275,6 +278,7 @@ pub fn extract_document(
         model_use,
         model_generation: model.map(|m| m.generation),
         model_share,
+        trace,
     })
 }
 
@@ -290,6 +294,8 @@ pub struct PageLabels {
     pub model_share: Option<f64>,
     /// See [`DefaultLabels::combiner`].
     pub combiner: Option<CombinerAnswer>,
+    /// Which stage decided each block ([`PageTrace`]).
+    pub trace: PageTrace,
 }
 
 /// The labels of [`extract_document`]: `blocks` of `doc` labelled by extractor `kind`, with
@@ -319,11 +325,11 @@ pub fn page_labels(
             labelled = label_blocks(doc, blocks, kind, model, settings, &stoplist)?;
         }
     }
-    let DefaultLabels { labels, model_use, model_share, combiner } = labelled;
+    let DefaultLabels { labels, model_use, model_share, combiner, trace } = labelled;
     if labels.len() != blocks.len() {
         return Err(ExtractError::LabelCount { extractor: kind.name(), labels: labels.len(), blocks: blocks.len() });
     }
-    Ok(PageLabels { labels, stoplist, model_use, model_share, combiner })
+    Ok(PageLabels { labels, stoplist, model_use, model_share, combiner, trace })
 }
 
 /// The labels of `blocks` by extractor `kind` with `stoplist`, how the model took part, the
@@ -341,6 +347,7 @@ fn label_blocks(
     let mut model_use = if model.is_some() { ModelUse::Applied } else { ModelUse::None };
     let mut model_share = None;
     let mut combined = None;
+    let mut trace = None;
     let labels = match kind {
         ExtractorKind::JusText => JusText.classify(doc, blocks, &ctx)?,
         ExtractorKind::GoldMiner => GoldMiner.classify(doc, blocks, &ctx)?,
@@ -354,6 +361,7 @@ fn label_blocks(
             model_use = default.model_use;
             model_share = default.model_share;
             combined = default.combiner;
+            trace = Some(default.trace);
             default.labels
         }
         ExtractorKind::Bte => crate::extract::bte::Bte.classify(doc, blocks, &ctx)?,
@@ -364,7 +372,8 @@ fn label_blocks(
             crate::extract::boilernet::extractor::labels(&settings.boilernet, doc, blocks, &ctx)?
         }
     };
-    Ok(DefaultLabels { labels, model_use, model_share, combiner: combined })
+    let trace = trace.unwrap_or_else(|| PageTrace::uniform(&labels, Stage::Extractor));
+    Ok(DefaultLabels { labels, model_use, model_share, combiner: combined, trace })
 }
 
 /// One page's labels as an extractor decides them: the default pipeline's answer
@@ -382,6 +391,8 @@ pub struct DefaultLabels {
     /// The combiner's answer on which the labels were built (the `default` extractor; `None`
     /// for `rules` and the other extractors).
     pub combiner: Option<CombinerAnswer>,
+    /// Which stage decided each block, in the order of the steps above ([`PageTrace`]).
+    pub trace: PageTrace,
 }
 
 /// The default pipeline's labels: a majority vote of three extractors' block labels, cut to
@@ -428,51 +439,60 @@ pub fn default_labels(
     // `never_main`: blocks in a comment section below an article or in a cookie-consent box,
     // which no step adds back (the GoldMiner stretch of step 5 included).
     let mut answer = None;
-    let (justext_labels, boilerpipe_labels, stadynot_labels, mut unlearned, never_main) = match combiner {
+    let (justext_labels, boilerpipe_labels, stadynot_labels, mut unlearned, never_main, mut trace) = match combiner {
         Some(model) => {
             let inputs = combiner::inputs(doc, blocks, ctx.stoplist, ctx.justext, params)?;
             let combined = model.answer(&inputs);
             let labels = combined.labels.clone();
+            let trace = PageTrace { blocks: combined.decisions.clone(), stretch: None };
             answer = Some(combined);
             let never_main: Vec<bool> = inputs.comments.iter().zip(&inputs.consent).map(|(&c, &k)| c || k).collect();
-            (inputs.justext, inputs.boilerpipe, inputs.stadynot, labels, never_main)
+            (inputs.justext, inputs.boilerpipe, inputs.stadynot, labels, never_main, trace)
         }
         None => {
             let boilerpipe = crate::extract::boilerpipe::article_labels(doc, blocks);
             let plain = ExtractContext { model: None, ..*ctx };
             let justext = JusText.classify(doc, blocks, &plain)?;
             let stadynot = StaDyNoT::new(params.clone()).classify(doc, blocks, &plain)?;
-            let (refined, root) =
-                content_root::refine_with_root(doc, blocks, &votes(&[&justext, &boilerpipe, &stadynot]));
+            let votes = votes(&[&justext, &boilerpipe, &stadynot]);
+            let (refined, root) = content_root::refine_with_root(doc, blocks, &votes);
             let never_main: Vec<bool> = (0..blocks.len()).map(|i| root.in_comments(i) || root.in_consent(i)).collect();
-            (justext, boilerpipe, stadynot, refined, never_main)
+            let trace = PageTrace { blocks: root.decisions(blocks, &votes, &refined), stretch: None };
+            (justext, boilerpipe, stadynot, refined, never_main, trace)
         }
     };
+    let before = unlearned.clone();
     headline::keep_headline(doc, blocks, &mut unlearned, None);
-    let plain = |labels: Vec<Label>, model_use: ModelUse, combiner: Option<CombinerAnswer>| DefaultLabels {
-        labels,
-        model_use,
-        model_share: None,
-        combiner,
+    trace.changed(&before, &unlearned, Stage::Headline);
+    let plain = |labels: Vec<Label>, model_use: ModelUse, combiner: Option<CombinerAnswer>, trace: PageTrace| {
+        DefaultLabels { labels, model_use, model_share: None, combiner, trace }
     };
     let Some(model) = ctx.model else {
-        return Ok(plain(unlearned, ModelUse::None, answer));
+        return Ok(plain(unlearned, ModelUse::None, answer, trace));
     };
 
     let gold_miner = model.goldminer.as_ref();
     // The first of the host's templates on the page, and what its stretch left out of the
     // sample pages it matched.
     let mut sample_drop = None;
+    let mut stretch_trace = None;
     let stretch = gold_miner.and_then(|g| {
         let (t, range) = goldminer::matching_template(doc, blocks, g)?;
-        sample_drop = if t == 0 { g.sample_drop } else { g.alternatives[t - 1].sample_drop };
+        let template = if t == 0 { g } else { &g.alternatives[t - 1] };
+        sample_drop = template.sample_drop;
+        stretch_trace = Some(Box::new(StretchTrace {
+            blocks: range.clone(),
+            begin: template.begin.join(" "),
+            end: template.end.join(" "),
+        }));
         Some((range, g))
     });
     let has_static = !model.stadynot.keys.is_empty();
     let used = if gold_miner.is_some() && stretch.is_none() { ModelUse::Unmatched } else { ModelUse::Applied };
     if stretch.is_none() && !has_static {
-        return Ok(plain(unlearned, used, answer));
+        return Ok(plain(unlearned, used, answer, trace));
     }
+    let unlearned_trace = trace.clone();
     // jusText; inside a learned stretch GoldMiner's lenient jusText (its labels are also kept
     // without the vote, step 5).
     let stretch_justext = stretch.as_ref().map(|(range, g)| goldminer::stretch_labels(blocks, range.clone(), g, ctx));
@@ -482,7 +502,10 @@ pub fn default_labels(
         let learned_stadynot =
             if has_static { StaDyNoT::new(params.clone()).classify(doc, blocks, ctx)? } else { stadynot_labels };
         let jt = stretch_justext.as_ref().unwrap_or(&justext_labels);
-        content_root::refine(doc, blocks, &votes(&[jt, &boilerpipe_labels, &learned_stadynot]))
+        let votes = votes(&[jt, &boilerpipe_labels, &learned_stadynot]);
+        let (refined, root) = content_root::refine_with_root(doc, blocks, &votes);
+        trace.blocks = root.decisions(blocks, &votes, &refined);
+        refined
     };
     if let (Some((range, _)), Some(gm)) = (&stretch, &stretch_justext) {
         // Blocks GoldMiner keeps in the stretch that the labels so far drop: added only while
@@ -496,10 +519,16 @@ pub fn default_labels(
         let add = added as f64 <= MODEL_MAX_ADDED_SHARE * kept_words(blocks, &unlearned) as f64;
         for (i, label) in labels.iter_mut().enumerate() {
             if !range.contains(&i) {
-                if !(firm_keep(i) && label.is_good()) {
+                if firm_keep(i) && label.is_good() {
+                    trace.set(i, true, Stage::FirmKeep);
+                } else {
+                    trace.set(i, false, Stage::OutsideStretch);
                     *label = Label::Bad;
                 }
             } else if add && gm[i].is_good() && !never_main[i] {
+                if !label.is_good() {
+                    trace.set(i, true, Stage::InsideStretch);
+                }
                 *label = Label::Good;
             }
         }
@@ -509,15 +538,19 @@ pub fn default_labels(
         let noise = stadynot::static_noise_nodes(doc, &model.stadynot);
         if !noise.is_empty() {
             let flags = stadynot::noise_labels(doc, blocks, &noise);
-            for (label, &is_noise) in labels.iter_mut().zip(&flags) {
+            for (i, (label, &is_noise)) in labels.iter_mut().zip(&flags).enumerate() {
                 if is_noise {
+                    trace.set(i, false, Stage::StaticNoise);
                     *label = Label::Bad;
                 }
             }
             static_noise = Some(flags);
         }
     }
+    let before = labels.clone();
     headline::keep_headline(doc, blocks, &mut labels, static_noise.as_deref());
+    trace.changed(&before, &labels, Stage::Headline);
+    trace.stretch = stretch_trace;
     // The word share and the guard count the unlearned words outside the static noise: a site
     // banner on every page is what the model is for, not text it took.
     let comparable_labels = without_static_noise(&unlearned, static_noise.as_deref());
@@ -531,8 +564,14 @@ pub fn default_labels(
                 && 3 * dropped_like_kept(blocks, &labels, &comparable_labels) > comparable
         });
     Ok(match rejected {
-        true => DefaultLabels { labels: unlearned, model_use: ModelUse::Rejected, model_share, combiner: answer },
-        false => DefaultLabels { labels, model_use: used, model_share, combiner: answer },
+        true => DefaultLabels {
+            labels: unlearned,
+            model_use: ModelUse::Rejected,
+            model_share,
+            combiner: answer,
+            trace: unlearned_trace,
+        },
+        false => DefaultLabels { labels, model_use: used, model_share, combiner: answer, trace },
     })
 }
 

@@ -1,39 +1,31 @@
 //! `webcorpus show`: why each paragraph of a site was kept or dropped. The principal function
 //! is [`explain_page`], which labels one page as the crawl did (the default extractor with the
 //! host's learned model, [`crate::extract::pipeline::page_labels`]) and gives every text block
-//! the [`Fate`] that decided it; [`show_host`] does it for a host of a crawl, reading the
-//! pages back from the crawl's WARC files and the records from its corpus, and [`render()`]
-//! writes the one self-contained HTML file.
+//! its [`Fate`]; [`show_host`] does it for a host of a crawl, reading the pages back from the
+//! crawl's WARC files and the records from its corpus, and [`render()`] writes the one
+//! self-contained HTML file.
 //!
-//! A dropped block's fate is the first of these that holds (the order of the default
-//! pipeline, `extract::pipeline::default_labels`): outside the learned GoldMiner stretch
-//! (Endrédy & Novák 2013, §III.A); StaDyNoT static noise (Barua et al. 2014, §3.1); for the
-//! default extractor, a comment section below the article, then the learned combiner's
-//! probability of main content below its threshold (the combiner reads every signal below,
-//! so none of them alone decided; the block shows its probability), unless the page's answer
-//! gave way to the rule-based labels (`CombinerModel::gives_way`); then dynamic noise (§3.2,
-//! link lists under their lowest common ancestor); inside an element the page marks as
-//! boilerplate (navigation, footer, sidebar, sharing, comments); outside the content root;
-//! jusText's context-free class bad, short or near-good (Pomikálek 2011, §3.2); otherwise the
-//! extractors' vote. A kept block is a record paragraph, or an Onion duplicate when its text
-//! is not in the page's record (with the first URL of the host whose record holds it), or
-//! unwritten on a page without a record whose text no record holds (near duplicates, or a
-//! page filter).
+//! A dropped block's fate is the stage of the pipeline that dropped it, as the pipeline's
+//! decision trace records it ([`crate::extract::trace`]): nothing here decides a block again.
+//! A kept block is a record paragraph, or an Onion duplicate when its text is not in the
+//! page's record (with the first URL of the host whose record holds it), or unwritten on a
+//! page without a record whose text no record holds (near duplicates, or a page filter).
 
 pub mod render;
 
 pub use render::render;
 
 use crate::domain::DomainModel;
-use crate::extract::content_root::ContentRoot;
 use crate::extract::pipeline::{page_labels, ExtractSettings, ModelUse, PageLabels};
-use crate::extract::{goldminer, justext, stadynot, ExtractError, ExtractorKind};
+use crate::extract::trace::{BlockDecision, Stage};
+use crate::extract::{ExtractError, ExtractorKind};
 use crate::html::{segment, Document};
-use crate::model::{Label, ParagraphKind, Record};
+use crate::model::{ParagraphKind, Record};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-/// What decided one block's fate.
+/// What became of one block: for text the extraction kept, what the corpus made of it; for a
+/// dropped block, the pipeline stage that dropped it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Fate {
     /// A paragraph of the page's record.
@@ -50,73 +42,38 @@ pub enum Fate {
     /// out (`[crawl] languages`, `[classify] drop_non_article`); the crawl state does not keep
     /// which per page.
     Unwritten,
-    /// Before the learned GoldMiner begin pattern or after its end pattern.
-    OutsideStretch,
-    /// Inside a StaDyNoT static noise element of the host's model.
-    StaticNoise,
-    /// In a comment section below the article (the default never keeps those).
-    CommentSection,
-    /// In a cookie-consent box (the default and the rules never keep those).
-    ConsentBox,
-    /// The learned combiner's probability of main content is below its threshold, on a page
-    /// whose combiner answer stands ([`crate::extract::combiner::CombinerModel::gives_way`]).
-    Combiner,
-    /// Inside StaDyNoT dynamic noise (a link list).
-    DynamicNoise,
-    /// Inside an element the page marks as navigation, footer, sidebar, sharing or comments.
-    BoilerplateBox,
-    /// Outside the content root (the deepest element with 80 % of the voted words).
-    OutsideContentRoot,
-    /// jusText's context-free class: bad (link density, few stopwords).
-    JusTextBad,
-    /// jusText's context-free class: short.
-    JusTextShort,
-    /// jusText's context-free class near-good, dropped by its context.
-    JusTextNearGood,
-    /// Dropped by the extractors' vote.
-    Vote,
+    /// Dropped by extraction, decided by this stage of the pipeline ([`Stage`]).
+    Dropped(Stage),
 }
 
 impl Fate {
-    /// Every fate, in legend order (a duplicate once).
-    pub const ALL: [Fate; 16] = [
+    /// Every fate, in legend order (a duplicate once; the stages that can drop a block).
+    pub const ALL: [Fate; 14] = [
         Fate::Kept,
         Fate::Duplicate(None),
         Fate::Unwritten,
         Fate::NoRunningText,
-        Fate::OutsideStretch,
-        Fate::StaticNoise,
-        Fate::CommentSection,
-        Fate::ConsentBox,
-        Fate::Combiner,
-        Fate::DynamicNoise,
-        Fate::BoilerplateBox,
-        Fate::OutsideContentRoot,
-        Fate::JusTextBad,
-        Fate::JusTextShort,
-        Fate::JusTextNearGood,
-        Fate::Vote,
+        Fate::Dropped(Stage::OutsideStretch),
+        Fate::Dropped(Stage::StaticNoise),
+        Fate::Dropped(Stage::CommentSection),
+        Fate::Dropped(Stage::ConsentBox),
+        Fate::Dropped(Stage::Combiner),
+        Fate::Dropped(Stage::BoilerplateBox),
+        Fate::Dropped(Stage::OutsideContentRoot),
+        Fate::Dropped(Stage::EdgeRule),
+        Fate::Dropped(Stage::Vote),
+        Fate::Dropped(Stage::Extractor),
     ];
 
-    /// The CSS class and legend key: `kept`, `duplicate`, `outside-stretch`, ...
+    /// The CSS class and legend key: `kept`, `duplicate`, `outside-stretch`, ... (a dropped
+    /// block's is its stage's [`Stage::key`]).
     pub fn key(&self) -> &'static str {
         match self {
             Fate::Kept => "kept",
             Fate::Duplicate(_) => "duplicate",
             Fate::Unwritten => "unwritten",
             Fate::NoRunningText => "no-running-text",
-            Fate::OutsideStretch => "outside-stretch",
-            Fate::StaticNoise => "static-noise",
-            Fate::CommentSection => "comment-section",
-            Fate::ConsentBox => "consent-box",
-            Fate::Combiner => "combiner",
-            Fate::DynamicNoise => "dynamic-noise",
-            Fate::BoilerplateBox => "boilerplate-box",
-            Fate::OutsideContentRoot => "outside-content-root",
-            Fate::JusTextBad => "justext-bad",
-            Fate::JusTextShort => "justext-short",
-            Fate::JusTextNearGood => "justext-near-good",
-            Fate::Vote => "vote",
+            Fate::Dropped(stage) => stage.key(),
         }
     }
 
@@ -129,24 +86,13 @@ impl Fate {
                 "kept by extraction on a page without a record: Onion near duplicates, or a language or page-type filter"
             }
             Fate::NoRunningText => "a heading on a page whose main text is headings alone (no record)",
-            Fate::OutsideStretch => "outside the learned GoldMiner stretch (before begin / after end pattern)",
-            Fate::StaticNoise => "StaDyNoT static noise (an element the host's model learned as template)",
-            Fate::CommentSection => "a comment section below the article (never main text for the default)",
-            Fate::ConsentBox => "a cookie-consent box (never main text for the default and the rules)",
-            Fate::Combiner => "the learned combiner: probability of main content below its threshold (shown)",
-            Fate::DynamicNoise => "StaDyNoT dynamic noise (link list)",
-            Fate::BoilerplateBox => "inside a navigation, footer, sidebar, sharing or comment box",
-            Fate::OutsideContentRoot => "outside the content root",
-            Fate::JusTextBad => "jusText: bad (link density, few stopwords)",
-            Fate::JusTextShort => "jusText: short",
-            Fate::JusTextNearGood => "jusText: near-good, dropped by its context",
-            Fate::Vote => "dropped by the extractors' vote",
+            Fate::Dropped(stage) => stage.describe(),
         }
     }
 
     /// True for the fates of text the extraction kept.
     pub fn is_kept_text(&self) -> bool {
-        matches!(self, Fate::Kept | Fate::Duplicate(_) | Fate::Unwritten)
+        !matches!(self, Fate::Dropped(_))
     }
 }
 
@@ -159,9 +105,9 @@ pub struct BlockView {
     pub tag: String,
     /// Its fate.
     pub fate: Fate,
-    /// The default extractor's combiner: its probability of main content for the block
-    /// (0–1; kept at or above the model's threshold).
-    pub probability: Option<f32>,
+    /// The pipeline's decision: the stage that kept or dropped it, with the combiner's
+    /// probability of main content and the extractors' votes where they were computed.
+    pub decision: BlockDecision,
     /// The GoldMiner begin pattern matched just before this block.
     pub begin_pattern: Option<String>,
     /// The GoldMiner end pattern matched just after this block.
@@ -204,9 +150,10 @@ pub enum Written<'a> {
     Record(&'a [String]),
 }
 
-/// Explain one page: label it as the crawl does (`kind` with `model`) and attribute each
-/// block's fate. `written` is what the corpus holds of the page; `first_url` gives, for a
-/// kept text missing from the page's record, the first URL that wrote it.
+/// Explain one page: label it as the crawl does (`kind` with `model`) and give each block its
+/// fate from the pipeline's decision trace ([`crate::extract::trace::PageTrace`]). `written`
+/// is what the corpus holds of the page; `first_url` gives, for a kept text missing from the
+/// page's record, the first URL that wrote it.
 ///
 /// # Errors
 /// [`ExtractError`] when the extractor fails on the page.
@@ -221,25 +168,7 @@ pub fn explain_page(
 ) -> Result<PageView, ExtractError> {
     let doc = Document::parse(html);
     let blocks = segment(&doc);
-    let PageLabels { labels, stoplist, model_use, combiner: combined, .. } =
-        page_labels(&doc, &blocks, kind, model, settings)?;
-    let learned = model.filter(|_| model_use != ModelUse::Rejected);
-    // The learned stretch and the static noise, as default_labels applies them.
-    let stretch = learned
-        .and_then(|m| m.goldminer.as_ref())
-        .and_then(|g| goldminer::matching_template(&doc, &blocks, g).map(|(t, r)| (t, r, g)));
-    let static_flags = match learned.filter(|m| !m.stadynot.keys.is_empty()) {
-        Some(m) => {
-            let noise = stadynot::static_noise_nodes(&doc, &m.stadynot);
-            stadynot::noise_labels(&doc, &blocks, &noise)
-        }
-        None => vec![false; blocks.len()],
-    };
-    let dynamic = stadynot::noise_nodes(&doc, None, &settings.stadynot, true);
-    let dynamic_flags = stadynot::noise_labels(&doc, &blocks, &dynamic);
-    let voted: Vec<bool> = labels.iter().map(|l| l.is_good()).collect();
-    let root = ContentRoot::find(&doc, &blocks, &voted);
-    let context_free = justext::classify_context_free(&blocks, &stoplist, &settings.justext);
+    let PageLabels { labels, model_use, trace, .. } = page_labels(&doc, &blocks, kind, model, settings)?;
     let mut written_left: HashMap<&str, usize> = HashMap::new();
     let record: &[String] = if let Written::Record(texts) = written { texts } else { &[] };
     for text in record {
@@ -248,10 +177,12 @@ pub fn explain_page(
     // A page that keeps headings alone makes no record (the crawl's `no_main_text`).
     let running_text = blocks.iter().zip(&labels).any(|(b, l)| l.is_good() && b.kind != ParagraphKind::Heading);
     let mut views = Vec::with_capacity(blocks.len());
-    for (i, (block, label)) in blocks.iter().zip(&labels).enumerate() {
-        let fate = if label.is_good() && !running_text {
+    for ((block, label), decision) in blocks.iter().zip(&labels).zip(&trace.blocks) {
+        let fate = if !label.is_good() {
+            Fate::Dropped(decision.stage)
+        } else if !running_text {
             Fate::NoRunningText
-        } else if label.is_good() {
+        } else {
             match written {
                 Written::NoCorpus => Fate::Kept,
                 // No record (all its paragraphs were duplicates, or another discard).
@@ -267,46 +198,22 @@ pub fn explain_page(
                     _ => Fate::Duplicate(first_url(&block.text)),
                 },
             }
-        } else if stretch.as_ref().is_some_and(|(_, r, _)| !r.contains(&i)) {
-            Fate::OutsideStretch
-        } else if static_flags[i] {
-            Fate::StaticNoise
-        } else if combined.as_ref().is_some_and(|c| c.comments[i]) {
-            Fate::CommentSection
-        } else if matches!(kind, ExtractorKind::Default | ExtractorKind::Rules) && root.in_consent(i) {
-            Fate::ConsentBox
-        } else if combined.as_ref().is_some_and(|c| !c.gave_way && c.probabilities[i] < c.threshold) {
-            Fate::Combiner
-        } else if dynamic_flags[i] {
-            Fate::DynamicNoise
-        } else if root.in_boilerplate(i) {
-            Fate::BoilerplateBox
-        } else if root.root_words() > 0 && !root.in_root(i) {
-            Fate::OutsideContentRoot
-        } else {
-            match context_free[i] {
-                Label::Bad => Fate::JusTextBad,
-                Label::Short => Fate::JusTextShort,
-                Label::NearGood => Fate::JusTextNearGood,
-                Label::Good => Fate::Vote,
-            }
         };
         views.push(BlockView {
             text: block.text.clone(),
             tag: format!("{:?}", block.kind).to_lowercase(),
             fate,
-            probability: combined.as_ref().map(|c| c.probabilities[i]),
+            decision: *decision,
             begin_pattern: None,
             end_pattern: None,
         });
     }
-    if let Some((t, range, g)) = &stretch {
-        let template = if *t == 0 { *g } else { &g.alternatives[t - 1] };
-        if let Some(first) = views.get_mut(range.start) {
-            first.begin_pattern = Some(template.begin.join(" "));
+    if let Some(stretch) = &trace.stretch {
+        if let Some(first) = views.get_mut(stretch.blocks.start) {
+            first.begin_pattern = Some(stretch.begin.clone());
         }
-        if let Some(last) = range.end.checked_sub(1).and_then(|i| views.get_mut(i)) {
-            last.end_pattern = Some(template.end.join(" "));
+        if let Some(last) = stretch.blocks.end.checked_sub(1).and_then(|i| views.get_mut(i)) {
+            last.end_pattern = Some(stretch.end.clone());
         }
     }
     Ok(PageView { url: url.to_string(), title: doc.title.clone(), model_use, blocks: views })
@@ -465,7 +372,7 @@ mod tests {
         )
         .expect("explained");
         assert!(view.blocks.iter().any(|b| b.fate == Fate::Kept), "{:?}", view.blocks);
-        assert!(view.blocks.iter().all(|b| b.fate != Fate::Combiner), "{:?}", view.blocks);
-        assert!(view.blocks.iter().all(|b| b.probability.is_some_and(|p| p < 0.5)));
+        assert!(view.blocks.iter().all(|b| b.fate != Fate::Dropped(Stage::Combiner)), "{:?}", view.blocks);
+        assert!(view.blocks.iter().all(|b| b.decision.probability.is_some_and(|p| p < 0.5)));
     }
 }

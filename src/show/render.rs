@@ -6,6 +6,7 @@
 
 use super::{Fate, HostView, PageView};
 use crate::crawl::status_page::escape;
+use crate::extract::trace::BlockDecision;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
@@ -16,12 +17,15 @@ table{border-collapse:collapse}td,th{padding:2px 8px;border-bottom:1px solid #dd
 .b .tag{font:11px monospace;color:#555;margin-right:6px}.b .why{font-size:11px;color:#444;margin-left:6px}\
 .pattern{font:12px monospace;color:#7a3b00;background:#fff3e0;padding:2px 6px;margin:4px 0}\
 .sw{display:inline-block;width:1.2em;height:1em;vertical-align:middle;margin-right:6px;border-left:6px solid #999}\
-.kept{background:#e3f6e3;border-color:#2e8b3a}.duplicate{background:#fff6cc;border-color:#c9a000}\
+";
+
+/// The colours of the fates ([`Fate::key`] as CSS classes), shared with `eval --html`.
+pub const FATE_STYLE: &str =
+    ".kept{background:#e3f6e3;border-color:#2e8b3a}.duplicate{background:#fff6cc;border-color:#c9a000}\
 .unwritten{background:#fffbe6;border-color:#e0c060}\
 .outside-stretch{background:#eee;border-color:#777;color:#555}.static-noise{background:#fde2e2;border-color:#c62828}\
-.dynamic-noise{background:#fbe4f3;border-color:#ad1457}.boilerplate-box{background:#e8e4f7;border-color:#5e35b1}\
-.outside-content-root{background:#e3eefb;border-color:#1565c0}.justext-bad{background:#f3e9e0;border-color:#8d5524}\
-.justext-short{background:#f5f5f5;border-color:#9e9e9e}.justext-near-good{background:#eef7e6;border-color:#7cb342}\
+.boilerplate-box{background:#e8e4f7;border-color:#5e35b1}.outside-content-root{background:#e3eefb;border-color:#1565c0}\
+.edge-rule{background:#f3e9e0;border-color:#8d5524}.extractor{background:#f5f5f5;border-color:#9e9e9e}\
 .vote{background:#e6f2f2;border-color:#00838f}.comment-section{background:#f1ece4;border-color:#6d4c41}\
 .combiner{background:#fff0e0;border-color:#ef6c00}.consent-box{background:#f3e5f5;border-color:#8e24aa}\
 .no-running-text{background:#f0f4c3;border-color:#827717}";
@@ -29,7 +33,7 @@ table{border-collapse:collapse}td,th{padding:2px 8px;border-bottom:1px solid #dd
 /// The whole page for `view` of host `host`.
 pub fn render(host: &str, view: &HostView) -> String {
     let mut out = format!(
-        "<!doctype html><html><head><meta charset=\"utf-8\"><title>webcorpus show: {}</title><style>{STYLE}</style></head><body>",
+        "<!doctype html><html><head><meta charset=\"utf-8\"><title>webcorpus show: {}</title><style>{STYLE}{FATE_STYLE}</style></head><body>",
         escape(host)
     );
     let r = &view.record;
@@ -150,6 +154,20 @@ fn render_legend(out: &mut String, view: &HostView) {
     out.push_str("</table>");
 }
 
+/// The decision's stage and scores, as small notes after a block's text: `by combiner`,
+/// `p = 0.93`, `2/3 votes`.
+pub fn decision_note(decision: &BlockDecision) -> String {
+    let mut note = format!("<span class=\"why\">by {}</span>", decision.stage.key());
+    if let Some(p) = decision.probability {
+        // Rounded down, so that a block below a threshold of 0.5 never reads 0.50.
+        let _ = write!(note, "<span class=\"why\">p = {:.2}</span>", (p * 100.0).floor() / 100.0);
+    }
+    if let Some(v) = decision.votes {
+        let _ = write!(note, "<span class=\"why\">{v}/3 votes</span>");
+    }
+    note
+}
+
 fn render_page(out: &mut String, i: usize, p: &PageView) {
     let _ = write!(out, "<section id=\"p{i}\"><h2>{}</h2>", escape(&p.url));
     let _ = write!(
@@ -167,11 +185,7 @@ fn render_page(out: &mut String, i: usize, p: &PageView) {
             Fate::Duplicate(None) => "<span class=\"why\">duplicate</span>".to_string(),
             _ => String::new(),
         };
-        let why = match b.probability {
-            // Rounded down, so that a block below a threshold of 0.5 never reads 0.50.
-            Some(p) => format!("{why}<span class=\"why\">p = {:.2}</span>", (p * 100.0).floor() / 100.0),
-            None => why,
-        };
+        let why = format!("{why}{}", decision_note(&b.decision));
         let _ = write!(
             out,
             "<div class=\"b {}\" title=\"{}\"><span class=\"tag\">{}</span>{}{why}</div>",

@@ -491,7 +491,7 @@ impl Committer {
                     content_type,
                     warc,
                 };
-                self.add_extraction(host, &meta, extraction, class)?;
+                self.add_extraction(host, &meta, *extraction, class)?;
             }
             PageContent::Waiting(html) => {
                 let seq = self.batch.next_seq();

@@ -81,7 +81,7 @@ fn page(ticket: u64, path: &str, content: PageContent, links: &[&str]) -> Commit
 /// The default extractor's output for `html`, as a worker sends it.
 fn extracted(html: &str) -> PageContent {
     let settings = crate::extract::pipeline::ExtractSettings { language: Some("English".into()), ..Default::default() };
-    PageContent::Extracted(extract_html(html, ExtractorKind::Default, None, &settings), None)
+    PageContent::Extracted(Box::new(extract_html(html, ExtractorKind::Default, None, &settings)), None)
 }
 
 fn corpus(rig: &Rig) -> Vec<Record> {

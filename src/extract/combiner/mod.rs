@@ -9,6 +9,7 @@ use crate::extract::content_root;
 use crate::extract::justext::{self, JusTextParams};
 use crate::extract::stadynot::{StaDyNoT, StaDyNoTParams};
 use crate::extract::stoplist::Stoplist;
+use crate::extract::trace::{BlockDecision, Stage};
 use crate::extract::{ExtractContext, ExtractError, Extractor};
 use crate::html::Document;
 use crate::model::{Block, Label};
@@ -33,6 +34,9 @@ pub struct CombinerInputs {
     pub consent: Vec<bool>,
     /// Per block: its word count ([`Block::words`]).
     pub words: Vec<usize>,
+    /// Per block: the decision of the rules behind `refined`
+    /// ([`content_root::ContentRoot::decisions`]).
+    pub rules: Vec<BlockDecision>,
 }
 
 /// Run the cheap extractors on a page and compute its feature rows.
@@ -68,7 +72,8 @@ pub fn inputs(
     let comments = (0..blocks.len()).map(|i| root.in_comments(i)).collect();
     let consent = (0..blocks.len()).map(|i| root.in_consent(i)).collect();
     let words = blocks.iter().map(|b| b.words).collect();
-    Ok(CombinerInputs { justext, boilerpipe, stadynot, refined, features, comments, consent, words })
+    let rules = root.decisions(blocks, &votes, &refined);
+    Ok(CombinerInputs { justext, boilerpipe, stadynot, refined, features, comments, consent, words, rules })
 }
 
 /// The combiner's model file: the boosted trees, the columns they read and the threshold on
@@ -183,8 +188,29 @@ impl CombinerModel {
             )
             .collect();
         let gave_way = gives_way(inputs, &own);
+        let decisions = (0..own.len())
+            .map(|i| {
+                let decision = if gave_way {
+                    inputs.rules[i]
+                } else if inputs.comments[i] {
+                    BlockDecision::new(false, Stage::CommentSection)
+                } else if inputs.consent[i] {
+                    BlockDecision::new(false, Stage::ConsentBox)
+                } else {
+                    BlockDecision::new(own[i].is_good(), Stage::Combiner)
+                };
+                BlockDecision { probability: Some(probabilities[i]), ..decision }
+            })
+            .collect();
         let labels = if gave_way { inputs.refined.clone() } else { own };
-        CombinerAnswer { labels, probabilities, threshold: self.threshold, gave_way, comments: inputs.comments.clone() }
+        CombinerAnswer {
+            labels,
+            probabilities,
+            threshold: self.threshold,
+            gave_way,
+            comments: inputs.comments.clone(),
+            decisions,
+        }
     }
 }
 
@@ -202,6 +228,9 @@ pub struct CombinerAnswer {
     pub gave_way: bool,
     /// In a comment section below an article: never kept, whatever the probability.
     pub comments: Vec<bool>,
+    /// Per block: the stage that decided its label, with its probability (the rules'
+    /// decisions where the answer gave way).
+    pub decisions: Vec<BlockDecision>,
 }
 
 /// [`CombinerModel::gives_way`] for the combiner's own labels `own`.
@@ -252,6 +281,7 @@ mod tests {
     fn inputs_of(refined: Vec<Label>, comments: Vec<bool>, consent: Vec<bool>) -> CombinerInputs {
         let n = refined.len();
         let words = vec![10; n];
+        let rules = refined.iter().map(|l| BlockDecision::new(l.is_good(), Stage::Vote)).collect();
         CombinerInputs {
             justext: vec![Label::Bad; n],
             boilerpipe: vec![Label::Bad; n],
@@ -261,6 +291,7 @@ mod tests {
             comments,
             consent,
             words,
+            rules,
         }
     }
 
@@ -273,8 +304,20 @@ mod tests {
             vec![false, false, false, true],
         );
         assert_eq!(keep_all.labels(&inp), vec![Label::Good, Label::Good, Label::Bad, Label::Bad]);
-        // A combiner that keeps nothing leaves the rule-based labels.
-        assert_eq!(constant(-3.0).labels(&inp), inp.refined);
+        let stages: Vec<(bool, Stage)> = keep_all.answer(&inp).decisions.iter().map(|d| (d.kept, d.stage)).collect();
+        assert_eq!(
+            stages,
+            [
+                (true, Stage::Combiner),
+                (true, Stage::Combiner),
+                (false, Stage::CommentSection),
+                (false, Stage::ConsentBox)
+            ]
+        );
+        // A combiner that keeps nothing leaves the rule-based labels, and their decisions.
+        let doubting = constant(-3.0).answer(&inp);
+        assert_eq!(doubting.labels, inp.refined);
+        assert!(doubting.decisions.iter().all(|d| d.stage == Stage::Vote && d.probability.is_some_and(|p| p < 0.5)));
     }
 
     #[test]

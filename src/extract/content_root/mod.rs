@@ -782,6 +782,7 @@ fn drop_link_lines(blocks: &[Block], labels: &mut [Label]) {
     }
 }
 
+mod decisions;
 mod tail;
 #[cfg(test)]
 mod tests;
