@@ -13,7 +13,6 @@ use crate::crawl::CrawlError;
 use crate::domain::LearningEvent;
 use crate::store::{CrawlState, StateBatch};
 use std::collections::{BTreeSet, HashSet};
-use std::time::Instant;
 use url::Url;
 
 /// What the committer needs of the cluster: the link, and where to say a partition is
@@ -76,7 +75,7 @@ impl Committer {
             cap: (cap != u64::MAX).then_some(cap),
         };
         c.outbox.push((identity, remote));
-        self.group_start.get_or_insert_with(Instant::now);
+        self.group.open();
     }
 
     /// Entries delivered to this worker: queued when new here; a re-delivered entry (claimed
@@ -111,14 +110,14 @@ impl Committer {
                 self.finish_url(&d.url.url, Some(&d.at.encode()));
             }
         }
-        self.group_start.get_or_insert_with(Instant::now);
+        self.group.open();
         Ok(())
     }
 
     fn push_ack(&mut self, at: StreamRef) {
         if let Some(c) = &mut self.cluster {
             c.acks.push(at);
-            self.group_start.get_or_insert_with(Instant::now);
+            self.group.open();
         }
     }
 
@@ -127,7 +126,7 @@ impl Committer {
     pub(super) fn finish_url(&mut self, url: &str, stream: Option<&str>) {
         let Some(c) = &mut self.cluster else { return };
         c.group_done.insert(CrawlState::url_identity(url));
-        self.batch.mark_done(url);
+        self.group.batch.mark_done(url);
         if let Some(at) = stream.and_then(StreamRef::decode) {
             c.acks.push(at);
         }
@@ -166,7 +165,7 @@ impl Committer {
         for host in hosts {
             self.learning(&host, LearningEvent::Releasing)?;
         }
-        self.group_start.get_or_insert_with(Instant::now);
+        self.group.open();
         Ok(())
     }
 
@@ -195,7 +194,7 @@ impl Committer {
             }
             let mut forgotten = 0;
             for host in &hosts {
-                forgotten += forget_queue(&self.state, &mut self.batch, host)?;
+                forgotten += forget_queue(&self.state, &mut self.group.batch, host)?;
                 self.touch(host);
             }
             tracing::info!(partition = p, hosts = hosts.len(), forgotten, "partition released");
@@ -203,7 +202,7 @@ impl Committer {
                 c.releasing.remove(&p);
                 c.released_after_commit.push(p);
             }
-            self.group_start.get_or_insert_with(Instant::now);
+            self.group.open();
         }
         Ok(())
     }

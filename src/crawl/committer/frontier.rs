@@ -9,7 +9,7 @@ use super::Committer;
 use crate::crawl::admission::{admit, AdmissionRules, Admitted, UrlOrigin};
 use crate::crawl::robots::{RobotsEntry, RobotsStatus};
 use crate::crawl::CrawlError;
-use crate::store::{CrawlState, FrontierEntry, HostRecord, UrlKind};
+use crate::store::{FrontierEntry, HostRecord, UrlKind};
 use url::Url;
 
 /// A URL to put on a host's frontier.
@@ -31,13 +31,12 @@ pub(super) struct NewUrl<'a> {
 impl Committer {
     /// Mark `url` seen in the group in progress and in its store batch.
     pub(super) fn mark_seen(&mut self, url: &str) {
-        self.group_seen.insert(CrawlState::url_identity(url));
-        self.batch.mark_seen(url);
+        self.group.mark_seen(url);
     }
 
     /// Whether `url` was seen by this crawl (committed or in the group in progress).
     pub(super) fn is_seen(&self, url: &str) -> Result<bool, CrawlError> {
-        Ok(self.group_seen.contains(&CrawlState::url_identity(url)) || self.state.is_seen(url)?)
+        Ok(self.group.has_seen(url) || self.state.is_seen(url)?)
     }
 
     /// Whether `url`, found from `origin` by a host whose seed is `seed`, is admitted to the
@@ -118,11 +117,8 @@ impl Committer {
         }
         book.rec.enqueued += 1;
         let seed = book.rec.seed.clone();
-        self.group_seen.insert(CrawlState::url_identity(url.as_str()));
         let entry = FrontierEntry { url: url.to_string(), depth, seq: 0, kind, validators: None, stream };
-        self.batch.push_frontier(target, entry);
-        self.group_work.insert(target.to_string(), seed);
-        self.touch(target);
+        self.group.push_frontier(target, entry, seed);
         Ok(true)
     }
 

@@ -25,7 +25,7 @@ impl Committer {
             self.book(host).rec.pruned = true;
             self.counters.hosts_pruned += 1;
             self.touch(host);
-            self.events_after_commit.push(Event::Pruned { host: host.to_string() });
+            self.group.events.push(Event::Pruned { host: host.to_string() });
         }
     }
 

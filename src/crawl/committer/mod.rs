@@ -19,13 +19,15 @@
 //! that host wait in memory until the drain is done, so the corpus keeps fetch order within a
 //! host whatever the worker timing.
 //!
-//! The parts: `frontier` queues URLs (links, redirects, sitemaps, feeds), `models` runs a
+//! The parts: `group` is the open group commit and the rule of when it is committed,
+//! `frontier` queues URLs (links, redirects, sitemaps, feeds), `models` runs a
 //! host's model through learning, draining and re-learning, `records` turns an extraction
 //! into a corpus record, `cluster` is the side of a cluster crawl and `hosts_view` yield
 //! pruning and the status snapshot's per-host view.
 
 mod cluster;
 mod frontier;
+mod group;
 mod hosts_view;
 mod models;
 mod records;
@@ -41,16 +43,15 @@ use crate::crawl::snapshot::SNAPSHOT_INTERVAL;
 use crate::crawl::sources::MAX_SITEMAP_DEPTH;
 use crate::crawl::CrawlError;
 use crate::domain::{DomainModel, LearningEvent, SamplingRule};
-use crate::store::{
-    Counters, CrawlState, FetchedPageEntry, FrontierEntry, HostRecord, SampledPage, StateBatch, UrlKind,
-};
+use crate::store::{Counters, CrawlState, FetchedPageEntry, FrontierEntry, HostRecord, SampledPage, UrlKind};
 use crate::write::warc::{HttpExchange, WarcRef};
 pub use cluster::{forget_unowned, CommitterCluster};
 use crossbeam_channel::{Receiver, Sender};
-use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use group::{ClosedGroup, Group, GroupLimits};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 use url::Url;
 
 /// The committer's view of one host.
@@ -125,17 +126,8 @@ pub struct Committer {
     sink: CorpusSink,
     counters: Counters,
     hosts: HashMap<String, HostBook>,
-    batch: StateBatch,
-    /// The open group: pages applied (one host key each), hosts with new work, dirty hosts,
-    /// URLs marked seen, when it started.
-    group_pages: Vec<String>,
-    group_work: BTreeMap<String, String>,
-    group_dirty: HashSet<String>,
-    group_seen: HashSet<u128>,
-    group_start: Option<Instant>,
-    /// Jobs and events that wait for the group to be durable.
-    after_commit: Vec<WorkItem>,
-    events_after_commit: Vec<Event>,
+    /// The open group commit: its store batch, and the jobs and events that wait for it.
+    group: Group,
     overflow: VecDeque<WorkItem>,
     jobs_running: usize,
     received_pages: u64,
@@ -188,22 +180,20 @@ impl Committer {
         }
         let counters = state.counters()?;
         let cfg_allow = cfg.net.allow.clone();
+        let limits = GroupLimits {
+            pages: cfg.crawl.commit_pages,
+            writes: MAX_GROUP_WRITES,
+            interval: cfg.crawl.commit_interval,
+        };
         Ok(Committer {
             rule,
             sink,
             die_at: DieAt::from_env(),
-            batch: state.batch(),
+            group: Group::new(state.batch(), limits, jobs),
             cfg,
             state,
             counters: counters.clone(),
             hosts,
-            group_pages: Vec::new(),
-            group_work: BTreeMap::new(),
-            group_dirty: HashSet::new(),
-            group_seen: HashSet::new(),
-            group_start: None,
-            after_commit: jobs,
-            events_after_commit: Vec::new(),
             overflow: VecDeque::new(),
             jobs_running: 0,
             received_pages: 0,
@@ -231,18 +221,15 @@ impl Committer {
         self.launch_jobs();
         loop {
             if let Some((dispatched, interrupted)) = self.finish {
-                let jobs_done = self.jobs_running == 0
-                    && (interrupted || (self.overflow.is_empty() && self.after_commit.is_empty()));
+                let jobs_done =
+                    self.jobs_running == 0 && (interrupted || (self.overflow.is_empty() && self.group.jobs.is_empty()));
                 if self.received_pages >= dispatched && jobs_done {
                     self.commit()?;
                     self.write_snapshot(false);
                     return Ok(());
                 }
             }
-            let wait = match self.group_start {
-                Some(start) => self.cfg.crawl.commit_interval.saturating_sub(start.elapsed()),
-                None => Duration::from_millis(200),
-            };
+            let wait = self.group.wait_at(Instant::now());
             let msg = crossbeam_channel::select! {
                 recv(results) -> m => m.ok(),
                 recv(direct) -> m => m.ok(),
@@ -251,9 +238,7 @@ impl Committer {
             if let Some(msg) = msg {
                 self.handle(msg)?;
             }
-            let full = self.group_pages.len() >= self.cfg.crawl.commit_pages || self.batch.len() >= MAX_GROUP_WRITES;
-            let due = self.group_start.is_some_and(|s| s.elapsed() >= self.cfg.crawl.commit_interval);
-            if full || due || (self.group_start.is_none() && !self.after_commit.is_empty()) {
+            if self.group.should_commit_at(Instant::now()) {
                 self.commit()?;
             }
             self.push_overflow();
@@ -269,8 +254,7 @@ impl Committer {
     }
 
     fn touch(&mut self, host: &str) {
-        self.group_start.get_or_insert_with(Instant::now);
-        self.group_dirty.insert(host.to_string());
+        self.group.touch(host);
     }
 
     fn handle(&mut self, msg: CommitMsg) -> Result<(), CrawlError> {
@@ -299,7 +283,7 @@ impl Committer {
             }
             CommitMsg::Robots { host, entry } => {
                 self.enqueue_sitemaps(&host, &entry)?;
-                self.batch.put_robots(&host, &entry);
+                self.group.batch.put_robots(&host, &entry);
                 // Answered: a host given up in an earlier run is back.
                 self.book(&host).rec.dead = false;
                 self.touch(&host);
@@ -335,7 +319,7 @@ impl Committer {
             CommitMsg::Finish { dispatched, interrupted } => {
                 self.finish = Some((dispatched, interrupted));
                 if interrupted {
-                    self.after_commit.clear();
+                    self.group.jobs.clear();
                     self.jobs_running -= self.overflow.len();
                     self.overflow.clear();
                 }
@@ -354,18 +338,17 @@ impl Committer {
     fn apply_page(&mut self, done: PageDone) -> Result<(), CrawlError> {
         let PageDone { host, entry, result, exchanges, .. } = done;
         let warc = self.write_exchanges(&exchanges)?;
-        self.touch(&host);
-        self.group_pages.push(host.clone());
+        self.group.page(&host);
         let (final_url, status, fetched_at, content_type, work) = match result {
             PageResult::RobotsDisallowed => {
-                self.batch.pop_frontier(&host, entry.seq);
+                self.group.batch.pop_frontier(&host, entry.seq);
                 self.finish_url(&entry.url, entry.stream.as_deref());
                 self.counters.robots_disallowed += 1;
                 self.discard(&host, Discard::RobotsDisallowed);
                 return Ok(());
             }
             PageResult::FetchFailed { reason } => {
-                self.batch.pop_frontier(&host, entry.seq);
+                self.group.batch.pop_frontier(&host, entry.seq);
                 self.finish_url(&entry.url, entry.stream.as_deref());
                 self.counters.failed += 1;
                 self.discard(&host, Discard::Fetch(reason));
@@ -396,7 +379,7 @@ impl Committer {
                     // The URL the validators belong to: after redirects.
                     let (url, depth, kind) = (final_url.to_string(), entry.depth, entry.kind);
                     let page = FetchedPageEntry { url, host: host.clone(), depth, validators, kind };
-                    self.batch.put_fetched_page(&page);
+                    self.group.batch.put_fetched_page(&page);
                 }
                 let rec = &mut self.book(&host).rec;
                 rec.body_bytes += body_bytes;
@@ -409,7 +392,7 @@ impl Committer {
         let book = self.book(&host);
         book.rec.fetched += 1;
         book.rec.dead = false;
-        self.batch.pop_frontier(&host, entry.seq);
+        self.group.batch.pop_frontier(&host, entry.seq);
         if final_url.as_str() != entry.url {
             self.mark_seen(final_url.as_str());
             self.finish_url(final_url.as_str(), None);
@@ -494,7 +477,7 @@ impl Committer {
                 self.add_extraction(host, &meta, *extraction, class)?;
             }
             PageContent::Waiting(html) => {
-                let seq = self.batch.next_seq();
+                let seq = self.group.batch.next_seq();
                 let page = SampledPage {
                     seq,
                     url: entry.url.clone(),
@@ -515,7 +498,7 @@ impl Committer {
     /// A page of a host without a model yet: its HTML waits in the state, and the learn job is
     /// queued when it fills the host's sample.
     fn hold_for_sample(&mut self, host: &str, page: &SampledPage) -> Result<(), CrawlError> {
-        self.batch.put_waiting(host, page)?;
+        self.group.batch.put_waiting(host, page)?;
         self.learning(host, LearningEvent::PageHeld)
     }
 
@@ -523,7 +506,7 @@ impl Committer {
     /// HTML go into the same group.
     fn apply_waiting(&mut self, host: &str, page: WaitingDone) -> Result<(), CrawlError> {
         self.touch(host);
-        self.batch.delete_waiting(host, page.seq);
+        self.group.batch.delete_waiting(host, page.seq);
         self.finish_url(&page.url, page.stream.as_deref());
         self.learning(host, LearningEvent::WaitingWritten)?;
         let meta = PageMeta {
@@ -544,15 +527,15 @@ impl Committer {
 
     /// Step 2: make the group durable, then step 3: tell dispatch, start the jobs.
     fn commit(&mut self) -> Result<(), CrawlError> {
-        if self.group_start.is_some() {
+        if self.group.is_open() {
             let position = self.sink.sync()?;
             self.groups += 1;
             if self.die_at == Some(DieAt::Group(self.groups)) {
                 std::process::abort();
             }
-            let mut batch = std::mem::replace(&mut self.batch, self.state.batch());
+            let ClosedGroup { mut batch, dirty, pages, new_work } = self.group.take(self.state.batch());
             position.commit_into(&mut batch);
-            for host in self.group_dirty.drain() {
+            for host in dirty {
                 if let Some(book) = self.hosts.get(&host) {
                     batch.put_host(&book.rec);
                 }
@@ -563,15 +546,11 @@ impl Committer {
             if self.last_snapshot.is_none_or(|t| t.elapsed() >= SNAPSHOT_INTERVAL) {
                 self.write_snapshot(true);
             }
-            self.group_seen.clear();
-            self.group_start = None;
-            let pages = std::mem::take(&mut self.group_pages);
-            let new_work = std::mem::take(&mut self.group_work).into_iter().collect();
             let counters = Box::new(self.counters.clone());
             let _ = self.events.send(Event::Committed { pages, new_work, counters });
             self.after_cluster_commit()?;
         }
-        for event in self.events_after_commit.drain(..) {
+        for event in std::mem::take(&mut self.group.events) {
             let _ = self.events.send(event);
         }
         self.launch_jobs();
@@ -580,10 +559,10 @@ impl Committer {
 
     fn launch_jobs(&mut self) {
         if self.stop.load(Ordering::Relaxed) {
-            self.after_commit.clear();
+            self.group.jobs.clear();
         }
-        self.jobs_running += self.after_commit.len();
-        self.overflow.extend(self.after_commit.drain(..));
+        self.jobs_running += self.group.jobs.len();
+        self.overflow.extend(self.group.jobs.drain(..));
         self.push_overflow();
     }
 

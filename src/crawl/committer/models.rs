@@ -9,7 +9,6 @@ use crate::crawl::messages::{Event, WorkItem};
 use crate::crawl::CrawlError;
 use crate::domain::{DomainModel, LearningAction, LearningEvent};
 use std::sync::Arc;
-use std::time::Instant;
 
 impl Committer {
     /// Apply `event` to `host`'s learning and carry out the actions it returns, in order.
@@ -23,8 +22,8 @@ impl Committer {
             match action {
                 LearningAction::Learn { .. } | LearningAction::Drain => {
                     let model = self.book(host).model.clone();
-                    self.after_commit.extend(job_of(host, action, &model));
-                    self.group_start.get_or_insert_with(Instant::now);
+                    self.group.jobs.extend(job_of(host, action, &model));
+                    self.group.open();
                 }
                 LearningAction::UseModel => {
                     let model = self.book(host).model.clone();
@@ -35,7 +34,7 @@ impl Committer {
                             None => tracing::info!(host, sampled, "sample below min_sample: jusText alone"),
                         }
                     }
-                    self.events_after_commit.push(Event::Model { host: host.to_string(), model });
+                    self.group.events.push(Event::Model { host: host.to_string(), model });
                     self.touch(host);
                 }
                 LearningAction::ApplyDeferred => {
@@ -46,7 +45,7 @@ impl Committer {
                 }
                 LearningAction::Resample => {
                     tracing::info!(host, "the model stopped matching: sampling the host again");
-                    self.events_after_commit.push(Event::Resample { host: host.to_string() });
+                    self.group.events.push(Event::Resample { host: host.to_string() });
                     self.touch(host);
                 }
             }
@@ -57,7 +56,7 @@ impl Committer {
     /// A learn job returned `model` for `host`: stored in this group, and the host's from now
     /// on.
     pub(super) fn install_model(&mut self, host: &str, model: DomainModel) -> Result<(), CrawlError> {
-        self.batch.put_model(host, &model);
+        self.group.batch.put_model(host, &model);
         let book = self.book(host);
         book.model = Some(Arc::new(model));
         book.rec.model_since_fetched = book.rec.fetched;

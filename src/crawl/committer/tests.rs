@@ -120,7 +120,7 @@ fn pages_are_written_in_ticket_order_and_durable_with_their_group() {
     // Learned already: pages come extracted. Ticket 1 arrives first and waits for ticket 0.
     rig.committer.book(HOST).rec.learning.phase = HostPhase::Fallback;
     rig.committer.handle(page(1, "/b/", extracted(&second), &[])).unwrap();
-    assert!(corpus(&rig).is_empty() && rig.committer.group_pages.is_empty(), "ticket 1 waits for ticket 0");
+    assert!(corpus(&rig).is_empty() && rig.committer.group.pages() == 0, "ticket 1 waits for ticket 0");
     rig.committer.handle(page(0, "/a/", extracted(&first), &[])).unwrap();
     assert!(corpus(&rig).is_empty(), "nothing on disk before the group commit");
     rig.committer.commit().unwrap();
