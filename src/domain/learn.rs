@@ -592,7 +592,7 @@ mod tests {
     /// noise) are where the model cut the page.
     #[test]
     fn the_trace_gives_every_block_the_stage_that_decided_its_label() {
-        use crate::extract::pipeline::{page_labels, ExtractSettings, ModelUse};
+        use crate::extract::pipeline::{page_labels, ExtractSettings, ModelUse, COMBINER_FIRM_DROP};
         use crate::extract::trace::Stage;
         use crate::extract::ExtractorKind;
         let Some(pages) = freepressokc_pages(15) else { return };
@@ -609,6 +609,10 @@ mod tests {
                 for (i, (decision, label)) in labelled.trace.blocks.iter().zip(&labelled.labels).enumerate() {
                     assert_eq!(decision.kept, label.is_good(), "{kind:?} {} block {i}: {decision:?}", page.url);
                     assert_eq!(decision.probability.is_some(), kind == ExtractorKind::Default);
+                    // The stretch never adds back a block the combiner drops firmly.
+                    if decision.stage == Stage::InsideStretch {
+                        assert!(decision.probability.is_none_or(|p| p >= COMBINER_FIRM_DROP), "{decision:?}");
+                    }
                     *stages.entry((decision.kept, decision.stage)).or_default() += 1;
                 }
                 if labelled.model_use == ModelUse::Rejected || kind == ExtractorKind::JusText {

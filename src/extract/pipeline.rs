@@ -156,6 +156,11 @@ pub const MODEL_MAX_ADDED_SHARE: f64 = 0.5;
 /// article's last paragraphs after an end pattern that the page places early).
 pub const COMBINER_FIRM_KEEP: f32 = 0.9;
 
+/// A block that the combiner keeps with less than this probability is never added back inside
+/// a host's GoldMiner stretch (step 5 of [`default_labels`]): teasers, captions and author
+/// boxes that sit inside the template's stretch on some pages stay out.
+pub const COMBINER_FIRM_DROP: f32 = 0.2;
+
 /// Below this share of the unlearned default's words, a learned extraction is never used.
 pub const MODEL_EMPTY_WORD_SHARE: f64 = 0.1;
 
@@ -416,7 +421,8 @@ pub struct DefaultLabels {
 /// 5. blocks outside the GoldMiner stretch are dropped, except those the combiner keeps with
 ///    probability [`COMBINER_FIRM_KEEP`] or more (a page matching none of the host's
 ///    templates is not discarded, as GoldMiner does, but voted on whole); inside it, a block
-///    that GoldMiner keeps (step 1) is kept even without the vote (unless those blocks hold
+///    that GoldMiner keeps (step 1) is kept even without the vote (unless the combiner gives
+///    it less than [`COMBINER_FIRM_DROP`], or those blocks hold
 ///    more than [`MODEL_MAX_ADDED_SHARE`] of the unlearned labels' words, and never a block in
 ///    a comment section below an article or a cookie-consent box: the markup says it is not
 ///    the article, [`content_root::ContentRoot::in_comments`]), and the elements of
@@ -514,7 +520,10 @@ pub fn default_labels(
         // A block the combiner keeps firmly stays, whatever the stretch says.
         let firm_keep =
             |i: usize| answer.as_ref().is_some_and(|a| !a.gave_way && a.probabilities[i] >= COMBINER_FIRM_KEEP);
-        let addable = |i: usize| gm[i].is_good() && !labels[i].is_good() && !never_main[i];
+        // A block the combiner drops firmly stays dropped, whatever the stretch says.
+        let firm_drop =
+            |i: usize| answer.as_ref().is_some_and(|a| !a.gave_way && a.probabilities[i] < COMBINER_FIRM_DROP);
+        let addable = |i: usize| gm[i].is_good() && !labels[i].is_good() && !never_main[i] && !firm_drop(i);
         let added: usize = range.clone().filter(|&i| addable(i)).map(|i| blocks[i].words).sum();
         let add = added as f64 <= MODEL_MAX_ADDED_SHARE * kept_words(blocks, &unlearned) as f64;
         for (i, label) in labels.iter_mut().enumerate() {
@@ -525,7 +534,7 @@ pub fn default_labels(
                     trace.set(i, false, Stage::OutsideStretch);
                     *label = Label::Bad;
                 }
-            } else if add && gm[i].is_good() && !never_main[i] {
+            } else if add && gm[i].is_good() && !never_main[i] && !firm_drop(i) {
                 if !label.is_good() {
                     trace.set(i, true, Stage::InsideStretch);
                 }

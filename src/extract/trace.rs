@@ -48,7 +48,8 @@ pub enum Stage {
     Headline,
     /// Outside the host's learned GoldMiner stretch (Endrédy & Novák 2013, §III.A).
     OutsideStretch,
-    /// Kept by GoldMiner's lenient jusText inside the host's learned stretch.
+    /// Kept by GoldMiner's lenient jusText inside the host's learned stretch (never a block
+    /// the combiner drops firmly, [`crate::extract::pipeline::COMBINER_FIRM_DROP`]).
     InsideStretch,
     /// Outside the learned stretch, kept because the combiner keeps it with probability
     /// [`crate::extract::pipeline::COMBINER_FIRM_KEEP`] or more.

@@ -159,7 +159,7 @@ fn every_extractor_stays_above_its_floor_on_every_set() {
 /// Learning must not hurt: on the hosts of CleanPortalEval, L3S-GN1 and modern2026-dev with at
 /// least 5 pages, the default with a model learned without the page (leave-one-out) against
 /// the default without any model, word F1, both with the combiner that never saw the page's
-/// site (site-grouped folds). No host may lose more than 0.01 (the bootstrap errors of these
+/// site (site-grouped folds). No host may lose more than 0.005 (the bootstrap errors of these
 /// hosts are 0.001–0.2); pooled, CleanPortalEval and L3S-GN1 must gain at least 0.005,
 /// modern2026-dev may lose at most 0.005, and every host of the three sets together must gain
 /// at least 0.005. (Issue 50's target is +0.01 over every host; the unlearned default has
@@ -171,7 +171,7 @@ fn learned_is_never_below_unlearned_on_multi_page_hosts() {
     let mut failures = Vec::new();
     let mut measured = String::new();
     // (set, pooled floor). Measured 2026-11-28: CleanPortalEval +0.009, L3S-GN1 +0.008,
-    // modern2026-dev +0.000; every host within 0.003 of its unlearned score or above.
+    // modern2026-dev +0.000; every host within 0.002 of its unlearned score or above.
     let (mut all_gain, mut all_pages) = (0.0, 0usize);
     for (name, pooled_floor) in [("cleanportaleval", 0.005), ("l3s-gn1", 0.005), ("modern2026-dev", -0.005)] {
         let set = Dataset::load(&shared.join("data").join(name)).expect("set loads");
@@ -187,8 +187,8 @@ fn learned_is_never_below_unlearned_on_multi_page_hosts() {
             let other = unlearned.sites.iter().find(|s| s.site == site.site).expect("same sites");
             let (l, u) = (site.summary.scores.word_f1, other.summary.scores.word_f1);
             measured.push_str(&format!("{name:<16} {:<28} learned {l:.3} unlearned {u:.3}\n", site.site));
-            if l < u - 0.01 {
-                failures.push(format!("{name} / {}: learned {l:.3} < unlearned {u:.3} - 0.01", site.site));
+            if l < u - 0.005 {
+                failures.push(format!("{name} / {}: learned {l:.3} < unlearned {u:.3} - 0.005", site.site));
             }
             gain += (l - u) * site.summary.pages as f64;
             pages += site.summary.pages;

@@ -42,7 +42,7 @@ impl Committer {
     /// Whether `url`, found from `origin` by a host whose seed is `seed`, is admitted to the
     /// frontier ([`admit`]; seen in this crawl includes the group in progress).
     fn admitted(&self, url: &Url, origin: UrlOrigin, seed: &Url) -> Result<Option<Admitted>, CrawlError> {
-        let rules = AdmissionRules { crawl: &self.cfg.crawl, addresses: &self.addresses };
+        let rules = AdmissionRules { crawl: &self.crawl, addresses: &self.addresses };
         Ok(admit(url, origin, seed, &rules, |u| self.is_seen(u))?.ok())
     }
 
@@ -85,7 +85,7 @@ impl Committer {
         let seed_text = self.book(host).rec.seed.clone();
         let Ok(seed) = Url::parse(&seed_text) else { return Ok(()) };
         let Some(a) = self.admitted(url, UrlOrigin::Source, &seed)? else { return Ok(()) };
-        let cap = self.cfg.crawl.max_pages_per_host;
+        let cap = self.crawl.max_pages_per_host;
         self.queue_url(NewUrl { target: &a.host, url: &a.url, depth, kind, new_seed: &seed_text, cap })
     }
 
@@ -126,12 +126,12 @@ impl Committer {
     /// with the linking host's seed (scope is relative to it).
     pub(super) fn enqueue_links(&mut self, host: &str, from: &FrontierEntry, links: &[Url]) -> Result<(), CrawlError> {
         let depth = from.depth + 1;
-        if depth > self.cfg.crawl.max_depth || links.is_empty() {
+        if depth > self.crawl.max_depth || links.is_empty() {
             return Ok(());
         }
         let seed_text = self.book(host).rec.seed.clone();
         let Ok(seed) = Url::parse(&seed_text) else { return Ok(()) };
-        let cap = self.cfg.crawl.max_pages_per_host;
+        let cap = self.crawl.max_pages_per_host;
         for link in links {
             let Some(a) = self.admitted(link, UrlOrigin::Link { depth }, &seed)? else { continue };
             let kind = UrlKind::Page;

@@ -12,7 +12,7 @@ impl Committer {
     /// fetched page is processed (none waits for a model), a host whose yield is below
     /// `[crawl] min_yield` is pruned: dispatch fetches nothing more from it.
     pub(super) fn check_yield(&mut self, host: &str) {
-        let (min_yield, min_pages) = (self.cfg.crawl.min_yield, self.cfg.crawl.yield_min_pages);
+        let (min_yield, min_pages) = (self.crawl.min_yield, self.crawl.yield_min_pages);
         if min_yield <= 0.0 {
             return;
         }
@@ -56,7 +56,7 @@ impl Committer {
             hosts,
             last_errors: self.last_errors.iter().cloned().collect(),
         };
-        if let Err(e) = snapshot::write(&self.cfg.crawl.state_dir, &snapshot) {
+        if let Err(e) = snapshot::write(&self.crawl.state_dir, &snapshot) {
             tracing::warn!("status snapshot not written: {e}");
         }
     }

@@ -33,7 +33,7 @@ mod models;
 mod records;
 #[cfg(test)]
 mod tests;
-use crate::config::Config;
+use crate::config::{Config, CrawlConfig};
 use crate::crawl::address::AddressPolicy;
 use crate::crawl::messages::{
     send_queued, CommitMsg, Discard, Event, PageContent, PageDone, PageResult, PageWork, WaitingDone, WorkItem,
@@ -118,7 +118,10 @@ impl DieAt {
 
 /// The single writer; build with [`Committer::open`], run with [`Committer::run`].
 pub struct Committer {
-    cfg: Config,
+    /// `[crawl]`: scope, depth and caps, yield pruning, languages, the state directory.
+    crawl: CrawlConfig,
+    /// `[classify] drop_non_article`.
+    drop_non_article: bool,
     /// `[learn]`'s sampling rule, for every host's [`HostLearning`](crate::domain::HostLearning).
     rule: SamplingRule,
     state: CrawlState,
@@ -190,7 +193,8 @@ impl Committer {
             sink,
             die_at: DieAt::from_env(),
             group: Group::new(state.batch(), limits, jobs),
-            cfg,
+            drop_non_article: cfg.classify.drop_non_article,
+            crawl: cfg.crawl,
             state,
             counters: counters.clone(),
             hosts,

@@ -71,7 +71,7 @@ impl Committer {
             Some(PageType::Other) => {
                 self.book(host).rec.others += 1;
                 self.counters.others += 1;
-                if self.cfg.classify.drop_non_article {
+                if self.drop_non_article {
                     self.discard(host, Discard::NotArticle);
                     return Ok(());
                 }
@@ -97,7 +97,7 @@ impl Committer {
             warc_offset: warc.map(|w| w.offset),
         };
         let record = record_of(source, ex, class, outcome.kept);
-        if !self.cfg.crawl.keeps_language(record.lang.as_deref()) {
+        if !self.crawl.keeps_language(record.lang.as_deref()) {
             self.discard(host, Discard::WrongLanguage);
             return Ok(());
         }
