@@ -181,7 +181,7 @@ pub fn extract_with_features(
 ) -> Result<(PageExtraction, PageFeatures), ExtractError> {
     let doc = Document::parse(html);
     let blocks = segment(&doc);
-    let ex = extract_document(&doc, &blocks, kind, model, settings)?;
+    let ex = extract_document(&doc, &blocks, kind, model.map(DomainModel::view), settings)?;
     let features = features_of(url, &ex, &doc, &blocks);
     Ok((ex, features))
 }

@@ -185,7 +185,7 @@ fn extract_parsed(
     model: Option<&DomainModel>,
     tools: &PageTools,
 ) -> (Result<PageExtraction, ExtractError>, Option<PageClass>) {
-    let extraction = extract_document(doc, blocks, tools.kind, model, &tools.settings);
+    let extraction = extract_document(doc, blocks, tools.kind, model.map(DomainModel::view), &tools.settings);
     let class = extraction.as_ref().ok().map(|ex| tools.classifier.classify_extraction(Some(url), ex, doc, blocks));
     (extraction, class)
 }

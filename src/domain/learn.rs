@@ -476,7 +476,7 @@ mod tests {
             assert!(model.goldminer.is_some(), "{site}: no GoldMiner model");
             assert!(!model.stadynot.keys.is_empty(), "{site}: no static keys");
             let stoplist = stoplist_for(model.language.as_deref(), "");
-            let ctx = ExtractContext { stoplist: &stoplist, justext: &jp, model: Some(&model) };
+            let ctx = ExtractContext { stoplist: &stoplist, justext: &jp, model: Some(model.view()) };
             let bare = ExtractContext { stoplist: &stoplist, justext: &jp, model: None };
             let (mut gm, mut sd, mut jt) = (Bow::default(), Bow::default(), Bow::default());
             for p in pages {
@@ -604,7 +604,7 @@ mod tests {
             for page in &pages {
                 let doc = Document::parse(&page.html);
                 let blocks = segment(&doc);
-                let labelled = page_labels(&doc, &blocks, kind, Some(&model), &settings).unwrap();
+                let labelled = page_labels(&doc, &blocks, kind, Some(model.view()), &settings).unwrap();
                 assert_eq!(labelled.trace.blocks.len(), blocks.len());
                 for (i, (decision, label)) in labelled.trace.blocks.iter().zip(&labelled.labels).enumerate() {
                     assert_eq!(decision.kept, label.is_good(), "{kind:?} {} block {i}: {decision:?}", page.url);
@@ -662,15 +662,15 @@ mod tests {
                     &page.html[at..p],
                     &page.html[p..]
                 );
-                let ex = extract_html(&html, ExtractorKind::Rules, Some(&model(None)), &settings).unwrap();
+                let ex = extract_html(&html, ExtractorKind::Rules, Some(model(None).view()), &settings).unwrap();
                 let share = word_count(&ex) as f64 / word_count(&plain) as f64;
                 (ex.model_use == ModelUse::Applied && (0.35..0.65).contains(&share)).then_some(html)
             });
             let Some(html) = cut else { continue };
-            let far = extract_html(&html, ExtractorKind::Rules, Some(&model(Some(0.0))), &settings).unwrap();
+            let far = extract_html(&html, ExtractorKind::Rules, Some(model(Some(0.0)).view()), &settings).unwrap();
             assert_eq!(far.model_use, ModelUse::Rejected, "{}", page.url);
             assert_eq!(far.paragraphs, plain.paragraphs);
-            let usual = extract_html(&html, ExtractorKind::Rules, Some(&model(Some(0.6))), &settings).unwrap();
+            let usual = extract_html(&html, ExtractorKind::Rules, Some(model(Some(0.6)).view()), &settings).unwrap();
             assert_eq!(usual.model_use, ModelUse::Applied, "{}", page.url);
             checked += 1;
         }
@@ -705,7 +705,8 @@ mod tests {
                 let doc = Document::parse(&html);
                 let blocks = segment(&doc);
                 let plain = page_labels(&doc, &blocks, ExtractorKind::Default, None, &settings).unwrap();
-                let learned = page_labels(&doc, &blocks, ExtractorKind::Default, Some(&model), &settings).unwrap();
+                let learned =
+                    page_labels(&doc, &blocks, ExtractorKind::Default, Some(model.view()), &settings).unwrap();
                 let Some((_, range)) = goldminer::matching_template(&doc, &blocks, model.goldminer.as_ref().unwrap())
                 else {
                     continue;
@@ -809,8 +810,8 @@ mod tests {
             assert!(!model.stadynot.keys.iter().any(|k| r.part.ends_with(k.as_str())));
         }
         let settings = ExtractSettings { language: Some("English".into()), ..ExtractSettings::default() };
-        let alone = extract_html(&same[0].html, ExtractorKind::StaDyNoT, Some(&unchecked), &settings).unwrap();
-        let checked = extract_html(&same[0].html, ExtractorKind::StaDyNoT, Some(&model), &settings).unwrap();
+        let alone = extract_html(&same[0].html, ExtractorKind::StaDyNoT, Some(unchecked.view()), &settings).unwrap();
+        let checked = extract_html(&same[0].html, ExtractorKind::StaDyNoT, Some(model.view()), &settings).unwrap();
         let plain = extract_html(&same[0].html, ExtractorKind::Default, None, &settings).unwrap();
         assert!(word_count(&plain) > 100, "the page has main text: {}", word_count(&plain));
         assert!(word_count(&alone) < word_count(&plain) / 10, "unchecked keys empty the page: {}", word_count(&alone));
@@ -837,8 +838,8 @@ mod tests {
             );
             // The rules: the stretch alone decides, and the guard rejects it.
             let plain = extract_html(&html, ExtractorKind::Rules, None, &settings).unwrap();
-            let guarded = extract_html(&html, ExtractorKind::Rules, Some(&model), &settings).unwrap();
-            let unguarded = extract_html(&html, ExtractorKind::GoldMiner, Some(&model), &settings).unwrap();
+            let guarded = extract_html(&html, ExtractorKind::Rules, Some(model.view()), &settings).unwrap();
+            let unguarded = extract_html(&html, ExtractorKind::GoldMiner, Some(model.view()), &settings).unwrap();
             assert_eq!(plain.model_use, ModelUse::None);
             assert!(word_count(&plain) > 50);
             assert_eq!(word_count(&unguarded), 0, "the template is found and cuts everything");
@@ -847,11 +848,11 @@ mod tests {
             // The default: the combiner's firm answers outlive the empty stretch, or the guard
             // rejects it; either way the page keeps most of its text.
             let plain = extract_html(&html, ExtractorKind::Default, None, &settings).unwrap();
-            let guarded = extract_html(&html, ExtractorKind::Default, Some(&model), &settings).unwrap();
+            let guarded = extract_html(&html, ExtractorKind::Default, Some(model.view()), &settings).unwrap();
             assert!(2 * word_count(&guarded) >= word_count(&plain), "{}: {guarded:?}", page.url);
         }
         // A page without the template: the model is used (no stretch, voted on whole).
-        let ex = extract_html(&pages[0].html, ExtractorKind::Default, Some(&model), &settings).unwrap();
+        let ex = extract_html(&pages[0].html, ExtractorKind::Default, Some(model.view()), &settings).unwrap();
         assert_eq!(ex.model_use, ModelUse::Unmatched);
     }
 }

@@ -87,6 +87,16 @@ impl Default for DomainModel {
 }
 
 impl DomainModel {
+    /// The narrow view the extractors read ([`crate::extract::SiteModel`]).
+    pub fn view(&self) -> crate::extract::SiteModel<'_> {
+        crate::extract::SiteModel {
+            goldminer: self.goldminer.as_ref(),
+            stadynot: &self.stadynot,
+            language: self.language.as_deref(),
+            generation: self.generation,
+        }
+    }
+
     /// A human-readable, multi-line description: host, sample, GoldMiner parent and patterns
     /// with their support, and the static noise keys (each cut to 100 characters).
     pub fn summary(&self) -> String {

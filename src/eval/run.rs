@@ -330,7 +330,9 @@ fn extract_and_score(
     out: Option<&Path>,
 ) -> PageResult {
     let start = ThreadClock::now();
-    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| extract_html(html, kind, model, settings)));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        extract_html(html, kind, model.map(DomainModel::view), settings)
+    }));
     let secs = start.elapsed_secs();
     let (output, error) = match result {
         Ok(Ok(ex)) => (scored_text(&ex, with_headline), None),

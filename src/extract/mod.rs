@@ -22,7 +22,6 @@ pub mod trace;
 pub mod tree_filter;
 pub mod warc_input;
 
-use crate::domain::DomainModel;
 use crate::html::Document;
 use crate::model::{Block, Label};
 use serde::{Deserialize, Serialize};
@@ -69,7 +68,23 @@ pub struct ExtractContext<'a> {
     /// jusText thresholds.
     pub justext: &'a JusTextParams,
     /// The host's learned model, if one has been learned.
-    pub model: Option<&'a DomainModel>,
+    pub model: Option<SiteModel<'a>>,
+}
+
+/// What the extractors read of a host's learned model (`crate::domain::DomainModel::view`):
+/// the GoldMiner templates, the StaDyNoT static keys and the host's language, nothing of how
+/// the model was learned or stored.
+#[derive(Debug, Clone, Copy)]
+pub struct SiteModel<'a> {
+    /// GoldMiner's begin/end patterns with their alternatives (Endrédy & Novák 2013,
+    /// §III.A); `None` when the host's sample gave none.
+    pub goldminer: Option<&'a goldminer::GoldMinerModel>,
+    /// StaDyNoT's static keys (Barua et al. 2014, §3.1); empty when none were learned.
+    pub stadynot: &'a stadynot::StaticNoiseModel,
+    /// The host's dominant language (a stoplist name), the fallback of per-page detection.
+    pub language: Option<&'a str>,
+    /// The model's generation: the host's re-learnings before it.
+    pub generation: u32,
 }
 
 /// A block labeller. Implementations are pure: same input, same labels.

@@ -7,7 +7,6 @@
 //! learned GoldMiner stretch and cleaned of its StaDyNoT static noise when
 //! the host has a [`DomainModel`] (see `default_labels`).
 
-use crate::domain::DomainModel;
 use crate::extract::combiner::{self, CombinerAnswer, CombinerModel};
 use crate::extract::content_root;
 use crate::extract::goldminer::{self, GoldMiner};
@@ -17,7 +16,7 @@ use crate::extract::stadynot::{self, StaDyNoT, StaDyNoTParams};
 use crate::extract::stoplist::{dominant_language, language_sample, page_stoplist, stoplist_for, Stoplist};
 use crate::extract::trace::{PageTrace, Stage, StretchTrace};
 use crate::extract::tree_filter::TreeFilterParams;
-use crate::extract::{ExtractContext, ExtractError, Extractor, ExtractorKind};
+use crate::extract::{ExtractContext, ExtractError, Extractor, ExtractorKind, SiteModel};
 use crate::html::{segment, Document};
 use crate::model::{Block, Label, Paragraph, ParagraphKind};
 
@@ -234,7 +233,7 @@ pub(crate) fn without_static_noise<'a>(
 pub fn extract_html(
     html: &str,
     kind: ExtractorKind,
-    model: Option<&DomainModel>,
+    model: Option<SiteModel<'_>>,
     settings: &ExtractSettings,
 ) -> Result<PageExtraction, ExtractError> {
     let doc = Document::parse(html);
@@ -251,7 +250,7 @@ pub fn extract_document(
     doc: &Document,
     blocks: &[Block],
     kind: ExtractorKind,
-    model: Option<&DomainModel>,
+    model: Option<SiteModel<'_>>,
     settings: &ExtractSettings,
 ) -> Result<PageExtraction, ExtractError> {
     let PageLabels { labels, stoplist, model_use, model_share, combiner, trace } =
@@ -312,10 +311,10 @@ pub fn page_labels(
     doc: &Document,
     blocks: &[Block],
     kind: ExtractorKind,
-    model: Option<&DomainModel>,
+    model: Option<SiteModel<'_>>,
     settings: &ExtractSettings,
 ) -> Result<PageLabels, ExtractError> {
-    let host_prior = model.and_then(|m| m.language.as_deref());
+    let host_prior = model.and_then(|m| m.language);
     let mut stoplist = page_stoplist(settings.language.as_deref(), host_prior, &language_sample(blocks));
     let mut labelled = label_blocks(doc, blocks, kind, model, settings, &stoplist)?;
     // The main text's own language decides: when it is reliably another than the stoplist's
@@ -344,7 +343,7 @@ fn label_blocks(
     doc: &Document,
     blocks: &[Block],
     kind: ExtractorKind,
-    model: Option<&DomainModel>,
+    model: Option<SiteModel<'_>>,
     settings: &ExtractSettings,
     stoplist: &Stoplist,
 ) -> Result<DefaultLabels, ExtractError> {
@@ -477,7 +476,7 @@ pub fn default_labels(
         return Ok(plain(unlearned, ModelUse::None, answer, trace));
     };
 
-    let gold_miner = model.goldminer.as_ref();
+    let gold_miner = model.goldminer;
     // The first of the host's templates on the page, and what its stretch left out of the
     // sample pages it matched.
     let mut sample_drop = None;
@@ -544,7 +543,7 @@ pub fn default_labels(
     }
     let mut static_noise = None;
     if has_static {
-        let noise = stadynot::static_noise_nodes(doc, &model.stadynot);
+        let noise = stadynot::static_noise_nodes(doc, model.stadynot);
         if !noise.is_empty() {
             let flags = stadynot::noise_labels(doc, blocks, &noise);
             for (i, (label, &is_noise)) in labels.iter_mut().zip(&flags).enumerate() {

@@ -580,7 +580,7 @@ impl Extractor for StaDyNoT {
     }
 
     fn classify(&self, doc: &Document, blocks: &[Block], ctx: &ExtractContext<'_>) -> Result<Vec<Label>, ExtractError> {
-        let noise = noise_nodes(doc, ctx.model.map(|m| &m.stadynot), &self.params, true);
+        let noise = noise_nodes(doc, ctx.model.map(|m| m.stadynot), &self.params, true);
         Ok(noise_labels(doc, blocks, &noise).into_iter().map(|n| if n { Label::Bad } else { Label::Good }).collect())
     }
 }

@@ -168,7 +168,8 @@ pub fn explain_page(
 ) -> Result<PageView, ExtractError> {
     let doc = Document::parse(html);
     let blocks = segment(&doc);
-    let PageLabels { labels, model_use, trace, .. } = page_labels(&doc, &blocks, kind, model, settings)?;
+    let PageLabels { labels, model_use, trace, .. } =
+        page_labels(&doc, &blocks, kind, model.map(DomainModel::view), settings)?;
     let mut written_left: HashMap<&str, usize> = HashMap::new();
     let record: &[String] = if let Written::Record(texts) = written { texts } else { &[] };
     for text in record {

@@ -87,7 +87,7 @@ fn static_keys_leave_text_inside_post_processing_tags() {
         if !text(&plain).contains(&lead) {
             continue; // the unlearned default drops it too: not the model's doing
         }
-        let learned = extract_html(&page.html, ExtractorKind::Default, Some(&model), &settings()).unwrap();
+        let learned = extract_html(&page.html, ExtractorKind::Default, Some(model.view()), &settings()).unwrap();
         assert!(text(&learned).contains(&lead), "{}: the model dropped the caption {lead:?}", gold.id);
         checked += 1;
     }
@@ -106,7 +106,7 @@ fn a_template_no_fold_learned_is_checked_on_the_sample() {
     assert!(rejected.iter().any(|r| r.reason.contains("sample pages")), "{rejected:?}");
     for (gold, page) in &pages {
         let plain = extract_html(&page.html, ExtractorKind::Default, None, &settings()).unwrap();
-        let learned = extract_html(&page.html, ExtractorKind::Default, Some(&model), &settings()).unwrap();
+        let learned = extract_html(&page.html, ExtractorKind::Default, Some(model.view()), &settings()).unwrap();
         assert!(
             words(&learned) * 10 >= words(&plain) * 9,
             "{}: learned {} words, unlearned {}",
@@ -128,7 +128,7 @@ fn a_stretch_adds_at_most_half_of_the_unlearned_text() {
         let others: Vec<&SamplePage> = pages.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, (_, p))| p).collect();
         let model = model_of("www.canada.com", &others);
         let plain = extract_html(&page.html, ExtractorKind::Default, None, &settings()).unwrap();
-        let learned = extract_html(&page.html, ExtractorKind::Default, Some(&model), &settings()).unwrap();
+        let learned = extract_html(&page.html, ExtractorKind::Default, Some(model.view()), &settings()).unwrap();
         let added = words(&learned) as f64 / words(&plain).max(1) as f64 - 1.0;
         eprintln!("{}: unlearned {} words, learned {}", gold.id, words(&plain), words(&learned));
         most_added = most_added.max(added);
@@ -162,7 +162,7 @@ fn a_removed_site_banner_does_not_count_as_text_the_model_took() {
     let model = model_of("awesomewm.org", &sample.iter().collect::<Vec<_>>());
     let page = read("Development_Environment_with_Xephyr_and_GNU_Make");
     let unlearned = extract_html(&page.html, ExtractorKind::Default, None, &settings()).unwrap();
-    let learned = extract_html(&page.html, ExtractorKind::Default, Some(&model), &settings()).unwrap();
+    let learned = extract_html(&page.html, ExtractorKind::Default, Some(model.view()), &settings()).unwrap();
     let banner = "This wiki will shut down!";
     assert!(text(&unlearned).contains(banner), "the unlearned default keeps the notice");
     assert!(!text(&learned).contains(banner), "the model's static keys drop it");
@@ -219,8 +219,8 @@ fn listing_pages_in_the_sample_do_not_change_the_model_of_the_articles() {
     assert_eq!(template(&with_listings), template(&articles_only), "the listings change the template");
     let (mut total_with, mut total_without) = (0, 0);
     for page in checked.iter().take(30) {
-        let a = extract_html(&page.html, ExtractorKind::Default, Some(&with_listings), &settings()).unwrap();
-        let b = extract_html(&page.html, ExtractorKind::Default, Some(&articles_only), &settings()).unwrap();
+        let a = extract_html(&page.html, ExtractorKind::Default, Some(with_listings.view()), &settings()).unwrap();
+        let b = extract_html(&page.html, ExtractorKind::Default, Some(articles_only.view()), &settings()).unwrap();
         assert_eq!(a.model_use, ModelUse::Applied, "{}: {:?}", page.url, a.model_use);
         assert!(10 * words(&a) >= 9 * words(&b), "{}: {} words against {}", page.url, words(&a), words(&b));
         total_with += words(&a);
@@ -247,7 +247,7 @@ fn a_stretch_never_adds_a_comment_section() {
             let inputs =
                 combiner::inputs(&doc, &blocks, &stoplist, &JusTextParams::default(), &StaDyNoTParams::default())
                     .expect("inputs");
-            let learned = extract_html(&page.html, ExtractorKind::Default, Some(&model), &settings()).unwrap();
+            let learned = extract_html(&page.html, ExtractorKind::Default, Some(model.view()), &settings()).unwrap();
             let kept: std::collections::HashSet<&str> = learned.paragraphs.iter().map(|p| p.text.as_str()).collect();
             for (i, block) in blocks.iter().enumerate() {
                 if (inputs.comments[i] || inputs.consent[i]) && block.words >= 5 {

@@ -221,7 +221,7 @@ impl Extractor for GoldMiner {
     }
 
     fn classify(&self, doc: &Document, blocks: &[Block], ctx: &ExtractContext<'_>) -> Result<Vec<Label>, ExtractError> {
-        let Some(model) = ctx.model.and_then(|m| m.goldminer.as_ref()) else {
+        let Some(model) = ctx.model.and_then(|m| m.goldminer) else {
             return Ok(justext::classify(blocks, ctx.stoplist, ctx.justext));
         };
         let range = stretch(doc, blocks, model)?;
