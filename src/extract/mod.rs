@@ -3,7 +3,7 @@
 //! the CLI and config. Extraction is pure and synchronous; [`pipeline`] runs one page through
 //! decode → parse → segment → classify → paragraphs.
 //!
-//! Per-site extractors (GoldMiner, StaDyNoT) read the host's [`DomainModel`] from the
+//! Per-site extractors (GoldMiner, StaDyNoT) read the host's learned model ([`SiteModel`]) from the
 //! [`ExtractContext`]; without one they fall back to jusText alone.
 
 pub mod boilernet;
@@ -165,7 +165,7 @@ impl ExtractorKind {
         }
     }
 
-    /// True for extractors that need a learned [`DomainModel`] to do more than jusText.
+    /// True for extractors that need a learned [`SiteModel`] to do more than jusText.
     pub fn uses_model(self) -> bool {
         matches!(
             self,

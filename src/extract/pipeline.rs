@@ -5,7 +5,7 @@
 //! The default pipeline is a majority vote of jusText, Boilerpipe and StaDyNoT block labels,
 //! refined by the page's content root and markup hints ([`content_root`]), cut to the host's
 //! learned GoldMiner stretch and cleaned of its StaDyNoT static noise when
-//! the host has a [`DomainModel`] (see `default_labels`).
+//! the host has a learned model ([`SiteModel`]; see `default_labels`).
 
 use crate::extract::combiner::{self, CombinerAnswer, CombinerModel};
 use crate::extract::content_root;
@@ -81,7 +81,7 @@ pub struct PageExtraction {
     /// How the host's model took part (the default extractor; the others report
     /// [`ModelUse::Applied`] whenever a model is given).
     pub model_use: ModelUse,
-    /// The [`DomainModel::generation`] of the model given, if any.
+    /// The [`SiteModel::generation`] of the model given, if any.
     pub model_generation: Option<u32>,
     /// Which stage decided each block, with its score ([`PageTrace`]).
     pub trace: PageTrace,
@@ -103,7 +103,7 @@ impl PageExtraction {
     }
 }
 
-/// How a host's [`DomainModel`] took part in one page's extraction.
+/// How a host's [`SiteModel`] took part in one page's extraction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum ModelUse {
     /// No model was given.
