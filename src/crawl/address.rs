@@ -16,6 +16,7 @@ use std::collections::HashSet;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::sync::Arc;
 
+use crate::config::net::AllowEntry;
 use ipnet::IpNet;
 use url::{Host, Url};
 
@@ -39,7 +40,7 @@ pub enum AddressError {
         addresses: String,
     },
     /// An `[net] allow` entry is neither a host name, an IP address nor a network.
-    #[error("[net] allow: `{0}` is not a host name, an IP address or a network like 10.0.0.0/8")]
+    #[error("{0}")]
     BadAllowEntry(String),
 }
 
@@ -61,15 +62,11 @@ impl AddressPolicy {
     pub fn new(allow: &[String]) -> Result<AddressPolicy, AddressError> {
         let mut policy = AddressPolicy::default();
         for entry in allow {
-            let entry = entry.trim();
-            if let Ok(net) = entry.parse::<IpNet>() {
-                policy.nets.push(net);
-            } else if let Ok(ip) = entry.parse::<IpAddr>() {
-                policy.nets.push(IpNet::from(ip));
-            } else if let Ok(Host::Domain(name)) = Host::parse(entry) {
-                policy.hosts.insert(name.to_ascii_lowercase());
-            } else {
-                return Err(AddressError::BadAllowEntry(entry.to_string()));
+            match AllowEntry::parse(entry).map_err(AddressError::BadAllowEntry)? {
+                AllowEntry::Net(net) => policy.nets.push(net),
+                AllowEntry::Host(name) => {
+                    policy.hosts.insert(name);
+                }
             }
         }
         Ok(policy)

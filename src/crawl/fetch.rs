@@ -17,7 +17,7 @@
 //! `Host` header; URLs reported back keep their original scheme. So a mirror of a real site can
 //! be served on 127.0.0.1 and crawled under its real name.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
@@ -25,7 +25,8 @@ use std::time::{Duration, Instant, SystemTime};
 use reqwest::header::{
     HeaderMap, ACCEPT, CONTENT_ENCODING, CONTENT_TYPE, ETAG, HOST, LAST_MODIFIED, LOCATION, RETRY_AFTER,
 };
-use serde::{Deserialize, Serialize};
+
+pub use crate::config::net::NetConfig;
 use url::Url;
 
 use super::address::{AddressError, AddressPolicy, PolicyResolver};
@@ -36,57 +37,6 @@ use crate::write::warc::{HttpExchange, Truncation};
 use exchange::{Pending, Sent};
 
 mod exchange;
-
-/// `[net]`: how the fetcher talks HTTP. Durations are strings (`"10s"`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct NetConfig {
-    /// The User-Agent header: product token, version and a contact URL. Its product token
-    /// (before `/`) is the name matched against robots.txt groups.
-    pub user_agent: String,
-    /// Limit on establishing a TCP (+TLS) connection.
-    #[serde(with = "humantime_serde")]
-    pub connect_timeout: Duration,
-    /// Limit on each read from the socket (headers or one body chunk), not on the whole
-    /// response.
-    #[serde(with = "humantime_serde")]
-    pub read_timeout: Duration,
-    /// Limit on a whole request, from connecting to the last body byte (each redirect hop and
-    /// robots.txt included): a server that trickles its answer cannot hold a request longer.
-    #[serde(with = "humantime_serde")]
-    pub request_timeout: Duration,
-    /// Redirects followed per fetch; one more gives [`FetchError::TooManyRedirects`].
-    pub max_redirects: u32,
-    /// Largest (decoded) body accepted, in bytes; larger gives [`FetchError::BodyTooLarge`].
-    pub max_body_bytes: u64,
-    /// Accepted media types (`Content-Type` without parameters, case-insensitive). A response
-    /// without `Content-Type` is accepted.
-    pub accept_content_types: Vec<String>,
-    /// Host names, IP addresses or networks (`10.0.0.0/8`) the crawl may connect to although
-    /// the address policy refuses them (loopback, private, link-local, ...): this opens the
-    /// door to internal services, so list only what a crawl should reach.
-    pub allow: Vec<String>,
-    /// Testing aid: host → `"ip:port"`; such hosts are fetched over plain HTTP from that
-    /// address, with their own name in the `Host` header, even for `https://` URLs. The
-    /// address policy does not apply to them.
-    pub resolve: BTreeMap<String, String>,
-}
-
-impl Default for NetConfig {
-    fn default() -> Self {
-        NetConfig {
-            user_agent: "webcorpus/0.1 (+https://github.com/webcorpus/webcorpus)".to_string(),
-            connect_timeout: Duration::from_secs(10),
-            read_timeout: Duration::from_secs(30),
-            request_timeout: Duration::from_secs(60),
-            max_redirects: 5,
-            max_body_bytes: 10 * 1024 * 1024,
-            accept_content_types: vec!["text/html".into(), "application/xhtml+xml".into()],
-            allow: Vec::new(),
-            resolve: BTreeMap::new(),
-        }
-    }
-}
 
 /// The cap on a robots.txt body, in bytes; the rest is dropped (RFC 9309 §2.5 asks parsers to
 /// read at least 500 KiB).

@@ -16,17 +16,7 @@ use std::fmt::Write as _;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
-/// Parse a `--status` value: `PORT` (loopback) or `ADDRESS:PORT`.
-///
-/// # Errors
-/// A message naming the value.
-pub fn parse_addr(text: &str) -> Result<SocketAddr, String> {
-    let text = text.trim();
-    if let Ok(port) = text.parse::<u16>() {
-        return Ok(SocketAddr::from(([127, 0, 0, 1], port)));
-    }
-    text.parse().map_err(|_| format!("`{text}` is not PORT or ADDRESS:PORT (e.g. 127.0.0.1:8090)"))
-}
+pub use crate::config::parse_addr;
 
 /// Start serving the status of the crawl whose state is `state_dir` on `addr`. Returns the
 /// bound address (port 0 picks a free one) and the server task (abort it to stop).

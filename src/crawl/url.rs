@@ -5,7 +5,6 @@
 //! [`parse_seed_line`]), so the seen-URL set compares like with like; [`in_scope`] decides which
 //! links the frontier keeps and [`host_key`] names the politeness/learning unit of a URL.
 
-use serde::{Deserialize, Serialize};
 use url::Url;
 
 /// Why a seed line was refused by [`parse_seed_line`].
@@ -29,23 +28,7 @@ pub enum UrlError {
     },
 }
 
-/// Which links a crawl follows, relative to the seed they were found from.
-///
-/// Serialised lowercase (`scope = "host"` in config.toml).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Scope {
-    /// Same host as the seed (scheme and port may differ). The default.
-    #[default]
-    Host,
-    /// Same "registrable-ish" domain: the host equals the seed host with a leading `www.`
-    /// removed (either side), or is a subdomain of it (`blog.example.org` for seed
-    /// `www.example.org`). No public-suffix list is used, so a seed on `example.co.uk` does not
-    /// admit `other.co.uk`, but a seed on `co.uk` itself would.
-    Domain,
-    /// Any http(s) URL.
-    Any,
-}
+pub use crate::config::Scope;
 
 /// Normalise a URL for the frontier and the seen-URL set.
 ///

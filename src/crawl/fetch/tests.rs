@@ -3,6 +3,7 @@
 //! `www.paraguayos.org` is served from the real snapshot in `../shared/sites` when present.
 
 use super::*;
+use std::collections::BTreeMap;
 use std::io::Cursor;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};

@@ -3,14 +3,19 @@
 //! line and the reason; durations are strings like `"2s"`, sizes are bytes with the unit in
 //! the key name. `config.toml` at the repository root documents every key and its default.
 
-use crate::crawl::fetch::NetConfig;
-use crate::crawl::politeness::PolitenessConfig;
-use crate::crawl::url::Scope;
+pub mod net;
+pub mod politeness;
+pub mod scope;
+
 use crate::dedup::DedupConfig;
 use crate::domain::LearnParams;
 use crate::extract::{stoplist, ExtractorKind, JusTextParams};
 use crate::write::CorpusFormat;
+pub use net::NetConfig;
+pub use politeness::PolitenessConfig;
+pub use scope::Scope;
 use serde::Deserialize;
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
 /// Errors of loading a config file.
@@ -174,7 +179,7 @@ pub struct CrawlConfig {
     /// Pages fetched from a host before its yield is judged. Default 50.
     pub yield_min_pages: u64,
     /// Serve the crawl's status page on this address (`PORT` = 127.0.0.1:PORT, or
-    /// `ADDRESS:PORT`); empty (default) = off ([`crate::crawl::status_page`]).
+    /// `ADDRESS:PORT`); empty (default) = off ([`crate::crawl::status_page`], [`parse_addr`]).
     pub status: String,
 }
 
@@ -312,7 +317,7 @@ impl Config {
             return Err(invalid("learn.relearn_miss_rise", "must be above 0 and at most 1".into()));
         }
         if !self.crawl.status.is_empty() {
-            crate::crawl::status_page::parse_addr(&self.crawl.status).map_err(|e| invalid("crawl.status", e))?;
+            parse_addr(&self.crawl.status).map_err(|e| invalid("crawl.status", e))?;
         }
         if let Some((key, reason)) = self.cluster.check() {
             return Err(invalid(key, reason));
@@ -429,8 +434,8 @@ impl Config {
         if n.user_agent.trim().is_empty() {
             return Err(invalid("net.user_agent", "must name the crawler (product/version and a contact URL)".into()));
         }
-        if let Err(e) = crate::crawl::address::AddressPolicy::new(&n.allow) {
-            return Err(invalid("net.allow", e.to_string()));
+        for entry in &n.allow {
+            net::AllowEntry::parse(entry).map_err(|e| invalid("net.allow", e))?;
         }
         let j = &self.justext;
         for (key, value) in [
@@ -458,6 +463,18 @@ impl Config {
     pub fn data_dir(&self) -> PathBuf {
         std::env::var_os("WEBCORPUS_DATA").map(PathBuf::from).unwrap_or_else(|| self.eval.data_dir.clone())
     }
+}
+
+/// Parse a `--status` value: `PORT` (loopback) or `ADDRESS:PORT`.
+///
+/// # Errors
+/// A message naming the value.
+pub fn parse_addr(text: &str) -> Result<SocketAddr, String> {
+    let text = text.trim();
+    if let Ok(port) = text.parse::<u16>() {
+        return Ok(SocketAddr::from(([127, 0, 0, 1], port)));
+    }
+    text.parse().map_err(|_| format!("`{text}` is not PORT or ADDRESS:PORT (e.g. 127.0.0.1:8090)"))
 }
 
 #[cfg(test)]
