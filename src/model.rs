@@ -205,16 +205,6 @@ pub struct Record {
 }
 
 impl Record {
-    /// Move the headline back into the text as its first paragraph (a heading), as `export
-    /// --headline` writes records for tools that expect it there; `word_count` counts it then.
-    pub fn headline_into_text(&mut self) {
-        let Some(headline) = self.headline.take() else { return };
-        self.word_count += crate::write::tokenize::word_count(&headline, self.lang.as_deref());
-        self.text = if self.text.is_empty() { headline.clone() } else { format!("{headline}\n\n{}", self.text) };
-        self.paragraphs.insert(0, Paragraph { kind: ParagraphKind::Heading, text: headline });
-        self.paragraph_kinds = self.paragraphs.iter().map(|p| p.kind).collect();
-    }
-
     /// Parse one JSONL line of a corpus and restore `paragraphs` from `text` and
     /// `paragraph_kinds` (or `paragraph_kinds` from the `paragraphs` of an older corpus).
     ///

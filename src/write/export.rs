@@ -8,7 +8,7 @@
 //! a record stops the export with its file and line number.
 
 use crate::classify::PageType;
-use crate::model::Record;
+use crate::model::{Paragraph, ParagraphKind, Record};
 use crate::write::CorpusFormat;
 use flate2::write::GzEncoder;
 use std::io::{BufRead, BufReader, BufWriter, Read, Write};
@@ -68,7 +68,7 @@ pub struct ExportTarget {
     pub gzip: bool,
     /// Begin a new shard once one holds this many bytes (uncompressed); 0 = one file.
     pub shard_bytes: u64,
-    /// Put each record's headline back at the top of its text ([`Record::headline_into_text`]).
+    /// Put each record's headline back at the top of its text ([`headline_into_text`]).
     pub headline_in_text: bool,
 }
 
@@ -140,7 +140,7 @@ pub fn export(inputs: &[PathBuf], filter: &ExportFilter, target: &ExportTarget) 
                 continue;
             }
             if target.headline_in_text {
-                record.headline_into_text();
+                headline_into_text(&mut record);
             }
             buf.clear();
             target.format.render(&record, &mut buf).map_err(|e| ExportError::BadRecord {
@@ -226,6 +226,16 @@ fn wrap<W: Write + 'static>(w: W, gzip: bool) -> Box<dyn Write> {
 pub fn is_jsonl(path: &Path) -> bool {
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
     name.ends_with(".jsonl") || name.ends_with(".jsonl.gz")
+}
+
+/// Move `record`'s headline back into its text as the first paragraph (a heading), as `export
+/// --headline` writes records for tools that expect it there; `word_count` counts it then.
+pub fn headline_into_text(record: &mut Record) {
+    let Some(headline) = record.headline.take() else { return };
+    record.word_count += crate::write::tokenize::word_count(&headline, record.lang.as_deref());
+    record.text = if record.text.is_empty() { headline.clone() } else { format!("{headline}\n\n{}", record.text) };
+    record.paragraphs.insert(0, Paragraph { kind: ParagraphKind::Heading, text: headline });
+    record.paragraph_kinds = record.paragraphs.iter().map(|p| p.kind).collect();
 }
 
 #[cfg(test)]
