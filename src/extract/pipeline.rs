@@ -2,10 +2,12 @@
 //! page and one [`ExtractorKind`]. Used by the crawler (off the async runtime), by
 //! `webcorpus extract` and by evaluation, so every entry point extracts the same way.
 //!
-//! The default pipeline is a majority vote of jusText, Boilerpipe and StaDyNoT block labels,
-//! refined by the page's content root and markup hints ([`content_root`]), cut to the host's
-//! learned GoldMiner stretch and cleaned of its StaDyNoT static noise when
-//! the host has a learned model ([`SiteModel`]; see `default_labels`).
+//! The default pipeline: the learned block combiner ([`combiner`]) decides each block from
+//! every cheap extractor's labels, the markup's hints and the rules' labels (the vote of
+//! jusText, Boilerpipe and StaDyNoT refined by the content root, [`content_root`], which stand
+//! where its answer gives way); with a learned host model ([`SiteModel`]) the host's GoldMiner
+//! stretch and StaDyNoT static noise then apply ([`default_labels`]). Every page's labels come
+//! with a per-block decision trace ([`PageTrace`]).
 
 use crate::extract::combiner::{self, CombinerAnswer, CombinerModel};
 use crate::extract::content_root;
