@@ -11,6 +11,7 @@ use crate::dedup::log::HashLog;
 use crate::dedup::{DedupConfig, DedupOutcome, Onion, OnionScratch, SeenSet};
 use crate::model::{Paragraph, Record};
 use crate::store::StateBatch;
+use crate::write::memory::{MemoryCorpus, MemoryWriter};
 use crate::write::warc::{HttpExchange, WarcPosition, WarcRef, WarcWriter};
 use crate::write::{CorpusFormat, CorpusWriter};
 use std::path::Path;
@@ -77,6 +78,27 @@ impl CorpusSink {
             warc,
             format,
         })
+    }
+
+    /// The in-memory twin: the same Onion, a corpus of `format` kept in memory
+    /// ([`MemoryWriter`]; its synced content through the returned [`MemoryCorpus`]), a hash
+    /// log that keeps nothing and no WARC output. Its positions are the lengths the files
+    /// would have.
+    ///
+    /// # Errors
+    /// Bad `[dedup]` parameters.
+    pub fn in_memory(dedup: &DedupConfig, format: CorpusFormat) -> Result<(CorpusSink, MemoryCorpus), CrawlError> {
+        let (writer, corpus) = MemoryWriter::new(format);
+        let sink = CorpusSink {
+            onion: Onion::new(dedup.onion())?,
+            scratch: OnionScratch::default(),
+            seen: SeenSet::new(dedup.seen_params()),
+            log: HashLog::in_memory(),
+            writer: Box::new(writer),
+            warc: None,
+            format,
+        };
+        Ok((sink, corpus))
     }
 
     /// Onion: which of `paragraphs` are new against everything appended so far.
@@ -214,5 +236,24 @@ mod tests {
         assert_eq!(state.corpus_offset().unwrap(), position.corpus_offset);
         assert_eq!(state.hash_log_len().unwrap(), position.hash_log_len);
         assert_eq!(state.corpus_format().unwrap().as_deref(), Some("jsonl"));
+    }
+
+    /// The in-memory twin answers as the files do: the same dedup outcomes and, after each
+    /// sync, the same positions; its synced corpus is the file's content.
+    #[test]
+    fn the_in_memory_twin_keeps_the_positions_of_the_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut files = open(dir.path(), None);
+        let (mut memory, corpus) = CorpusSink::in_memory(&DedupConfig::default(), CorpusFormat::Jsonl).unwrap();
+        for group in [[0, 1, 1], [2, 0, 3]] {
+            for n in group {
+                assert_eq!(write(&mut files, n), write(&mut memory, n), "record {n}");
+            }
+            assert_eq!(files.sync().unwrap(), memory.sync().unwrap());
+        }
+        let on_disk = std::fs::read(dir.path().join(CorpusFormat::Jsonl.file_name())).unwrap();
+        assert_eq!(corpus.bytes(), on_disk);
+        let ids: Vec<String> = corpus.jsonl_records().unwrap().into_iter().map(|r| r.id).collect();
+        assert_eq!(ids.len(), 4, "{ids:?}");
     }
 }

@@ -39,7 +39,8 @@ pub enum HashLogError {
 #[derive(Debug)]
 pub struct HashLog {
     path: PathBuf,
-    file: File,
+    /// `None` for [`HashLog::in_memory`].
+    file: Option<File>,
     /// Bytes durable in the file.
     synced: u64,
     pending: Vec<u8>,
@@ -71,7 +72,18 @@ impl HashLog {
             reader.read_exact(&mut word).map_err(io("read"))?;
             each(u64::from_le_bytes(word));
         }
-        Ok(HashLog { path: path.to_path_buf(), file, synced: committed_len - committed_len % 8, pending: Vec::new() })
+        Ok(HashLog {
+            path: path.to_path_buf(),
+            file: Some(file),
+            synced: committed_len - committed_len % 8,
+            pending: Vec::new(),
+        })
+    }
+
+    /// An empty log that keeps nothing: its lengths are those a file would have (the
+    /// in-memory twin of a crawl's sink, [`crate::crawl::sink::CorpusSink::in_memory`]).
+    pub fn in_memory() -> HashLog {
+        HashLog { path: PathBuf::from("(memory)"), file: None, synced: 0, pending: Vec::new() }
     }
 
     /// Queue `hashes` for the next [`HashLog::sync`].
@@ -90,10 +102,12 @@ impl HashLog {
         if self.pending.is_empty() {
             return Ok(self.synced);
         }
-        let result = self.file.write_all(&self.pending).and_then(|_| self.file.sync_data());
-        if let Err(source) = result {
-            let _ = self.file.set_len(self.synced);
-            return Err(HashLogError::Io { path: self.path.clone(), op: "write", source });
+        if let Some(file) = &mut self.file {
+            let result = file.write_all(&self.pending).and_then(|_| file.sync_data());
+            if let Err(source) = result {
+                let _ = file.set_len(self.synced);
+                return Err(HashLogError::Io { path: self.path.clone(), op: "write", source });
+            }
         }
         self.synced += self.pending.len() as u64;
         self.pending.clear();

@@ -12,6 +12,7 @@
 pub mod dolma;
 pub mod export;
 pub mod jsonl;
+pub mod memory;
 pub mod text;
 pub mod tokenize;
 pub mod vert;
@@ -111,6 +112,20 @@ impl CorpusFormat {
             CorpusFormat::Text => "corpus.txt",
             CorpusFormat::Dolma => "corpus.dolma.jsonl",
         }
+    }
+
+    /// Render `r` at the end of a writer's buffer `buf`; returns the bytes added. On an error
+    /// `buf` is left as it was.
+    ///
+    /// # Errors
+    /// [`WriteError::Serialize`] naming the corpus file `path` and the record's URL.
+    pub fn render_buffered(self, r: &Record, buf: &mut Vec<u8>, path: &Path) -> Result<u64, WriteError> {
+        let before = buf.len();
+        if let Err(source) = self.render(r, buf) {
+            buf.truncate(before);
+            return Err(WriteError::Serialize { path: path.to_path_buf(), url: r.url.clone(), source });
+        }
+        Ok((buf.len() - before) as u64)
     }
 
     /// Append the rendering of `r` in this format to `out`. Errors only for JSONL (serde).
@@ -255,12 +270,7 @@ impl FileWriter {
 
 impl CorpusWriter for FileWriter {
     fn append(&mut self, r: &Record) -> Result<u64, WriteError> {
-        let before = self.buf.len();
-        if let Err(source) = self.format.render(r, &mut self.buf) {
-            self.buf.truncate(before);
-            return Err(WriteError::Serialize { path: self.path.clone(), url: r.url.clone(), source });
-        }
-        self.offset += (self.buf.len() - before) as u64;
+        self.offset += self.format.render_buffered(r, &mut self.buf, &self.path)?;
         Ok(self.offset)
     }
 

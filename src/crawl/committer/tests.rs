@@ -1,5 +1,5 @@
 //! The committer driven message by message, as dispatch and the workers drive it: a memory
-//! store, the corpus sink on real files in a temporary directory, real pages of the shared
+//! store, the corpus sink's in-memory twin ([`CorpusSink::in_memory`]), real pages of the shared
 //! Free Press site, and the jobs and events it sends read back from their channels.
 
 use super::*;
@@ -10,23 +10,23 @@ use crate::extract::pipeline::extract_html;
 use crate::extract::ExtractorKind;
 use crate::model::Record;
 use crate::store::{MemoryStore, Validators};
-use crate::write::{open_writer, CorpusFormat};
+use crate::write::memory::MemoryCorpus;
+use crate::write::CorpusFormat;
 use tokio::sync::mpsc::UnboundedReceiver;
 
 const HOST: &str = "www.freepressokc.com";
 
 /// A committer on a fresh memory store whose one host is [`HOST`] (seed `/`), with samples of
-/// `sample_size` pages and `min_sample` 2; its corpus and hash log in `dir`.
+/// `sample_size` pages and `min_sample` 2; its corpus in memory.
 struct Rig {
     committer: Committer,
     state: CrawlState,
     jobs: Receiver<WorkItem>,
     events: UnboundedReceiver<Event>,
-    dir: tempfile::TempDir,
+    corpus: MemoryCorpus,
 }
 
 fn rig(sample_size: usize) -> Rig {
-    let dir = tempfile::tempdir().unwrap();
     let mut cfg = Config::default();
     (cfg.learn.sample_size, cfg.learn.min_sample) = (sample_size, 2);
     cfg.warc.enabled = false;
@@ -34,14 +34,12 @@ fn rig(sample_size: usize) -> Rig {
     let mut batch = state.batch();
     batch.put_host(&HostRecord { host: HOST.into(), seed: format!("http://{HOST}/"), ..HostRecord::default() });
     state.commit(batch).unwrap();
-    let writer = open_writer(CorpusFormat::Jsonl, dir.path(), 0).unwrap();
-    let log = dir.path().join("onion.log");
-    let sink = CorpusSink::open(&cfg.dedup, CorpusFormat::Jsonl, writer, None, &log, 0).unwrap();
+    let (sink, corpus) = CorpusSink::in_memory(&cfg.dedup, CorpusFormat::Jsonl).unwrap();
     let (work, jobs) = crossbeam_channel::unbounded();
     let (events_tx, events) = tokio::sync::mpsc::unbounded_channel();
     let stop = Arc::new(AtomicBool::new(false));
     let committer = Committer::open(cfg, state.clone(), sink, work, events_tx, stop, None).unwrap();
-    Rig { committer, state, jobs, events, dir }
+    Rig { committer, state, jobs, events, corpus }
 }
 
 /// The HTML of the `n`-th article of the shared Free Press site (`None` without the data).
@@ -85,8 +83,7 @@ fn extracted(html: &str) -> PageContent {
 }
 
 fn corpus(rig: &Rig) -> Vec<Record> {
-    let text = std::fs::read_to_string(rig.dir.path().join("corpus.jsonl")).unwrap_or_default();
-    text.lines().map(|l| Record::from_json(l).unwrap()).collect()
+    rig.corpus.jsonl_records().unwrap()
 }
 
 fn jobs(rig: &Rig) -> Vec<String> {
@@ -126,7 +123,7 @@ fn pages_are_written_in_ticket_order_and_durable_with_their_group() {
     rig.committer.commit().unwrap();
     let urls: Vec<String> = corpus(&rig).into_iter().map(|r| r.url).collect();
     assert_eq!(urls, [format!("http://{HOST}/a/"), format!("http://{HOST}/b/")]);
-    let len = std::fs::metadata(rig.dir.path().join("corpus.jsonl")).unwrap().len();
+    let len = rig.corpus.bytes().len() as u64;
     assert_eq!(rig.state.corpus_offset().unwrap(), len, "the store batch holds the synced corpus length");
     let rec = rig.state.host(HOST).unwrap().unwrap();
     assert_eq!((rec.fetched, rec.written), (2, 2));
