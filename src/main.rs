@@ -129,9 +129,19 @@ fn crawl(args: CrawlArgs) -> Result<u8> {
     }
     // The file's values with the flags on top, checked as one.
     config.validate(Path::new(&format!("{} and the command line", args.config.display())))?;
-    let opts = CrawlOptions { config, seeds: args.seeds, quiet: args.quiet, refresh: args.refresh };
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting tokio")?;
-    let summary = runtime.block_on(webcorpus::crawl::run(opts))?;
+    let summary = match config.cluster.enabled() {
+        true => {
+            let (cluster, state_dir) = (config.cluster.clone(), config.crawl.state_dir.clone());
+            let mode = webcorpus::cluster::worker::ClusterMode::new(cluster, state_dir, config.crawl.commit_interval);
+            let opts = CrawlOptions { config, seeds: args.seeds, quiet: args.quiet, refresh: args.refresh };
+            runtime.block_on(webcorpus::crawl::run_with(opts, mode))?
+        }
+        false => {
+            let opts = CrawlOptions { config, seeds: args.seeds, quiet: args.quiet, refresh: args.refresh };
+            runtime.block_on(webcorpus::crawl::run(opts))?
+        }
+    };
     let c = &summary.counters;
     let outcome = match &summary.stopped {
         Some(reason) => format!("{reason}; run the same command again to resume"),

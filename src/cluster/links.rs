@@ -84,7 +84,7 @@ fn delivered(p: u32, entries: Vec<redis::streams::StreamId>, out: &mut Vec<Deliv
     for entry in entries {
         let payload: String = entry.get("u").ok_or_else(|| corrupt(format!("entry {} has no field u", entry.id)))?;
         let url: RemoteUrl = serde_json::from_str(&payload).map_err(corrupt)?;
-        out.push(Delivered { at: StreamRef { partition: p, id: entry.id }, url });
+        out.push(url.delivered(&StreamRef { partition: p, id: entry.id }));
     }
     Ok(())
 }

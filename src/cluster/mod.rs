@@ -1,6 +1,9 @@
-//! One crawl on many machines (ARCHITECTURE.md, "Scale-out"). The principal type is
-//! [`ClusterLink`], a worker's handle on the crawl held in Redis; [`task::run_membership`] is
-//! the async loop that keeps the worker's heartbeat, its partitions and its stream reads going.
+//! One crawl on many machines (ARCHITECTURE.md, "Scale-out"): a backend of the crawl
+//! engine's frontier ([`crate::crawl::frontier`]). The principal types are
+//! [`worker::ClusterMode`], the mode a worker's crawl runs in ([`crate::crawl::run_with`]),
+//! and [`ClusterLink`], a worker's handle on the crawl held in Redis; [`task::run_membership`]
+//! is the async loop that keeps the worker's heartbeat, its partitions and its stream reads
+//! going.
 //!
 //! Hosts are hashed into [`ClusterConfig::partitions`] partitions ([`partition_of`]); each
 //! partition has exactly one owner, the live worker that wins rendezvous hashing
@@ -29,7 +32,11 @@ pub mod links;
 pub mod membership;
 pub mod report;
 pub mod task;
+pub mod worker;
 
+pub use crate::config::cluster::ClusterConfig;
+pub use crate::crawl::frontier::Delivered;
+use crate::crawl::frontier::NewUrl;
 use crate::store::UrlKind;
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -41,69 +48,6 @@ pub const GROUP: &str = "owners";
 
 /// How long a stream read waits for new entries.
 pub const READ_BLOCK: Duration = Duration::from_millis(200);
-
-/// `[cluster]` section: how a worker joins a crawl shared through Redis. Off (the
-/// single-machine crawl) while `redis` is empty.
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct ClusterConfig {
-    /// The Redis server, `redis://HOST:PORT/` (database index allowed); empty: no cluster.
-    pub redis: String,
-    /// The crawl's name: every key of the crawl starts with `webcorpus:{name`.
-    pub name: String,
-    /// This worker's name, unique in the crawl and the same across its restarts (a restarted
-    /// worker takes its partitions back while its leases live).
-    pub worker_id: String,
-    /// Partitions of the host space (fixed for the life of a crawl).
-    pub partitions: u32,
-    /// How often a worker renews its heartbeat and leases and reconsiders its partitions.
-    #[serde(with = "humantime_serde")]
-    pub heartbeat: Duration,
-    /// A worker whose heartbeat is older than this is gone: its leases lapse and its
-    /// partitions move to the live workers.
-    #[serde(with = "humantime_serde")]
-    pub timeout: Duration,
-}
-
-impl Default for ClusterConfig {
-    fn default() -> Self {
-        ClusterConfig {
-            redis: String::new(),
-            name: "webcorpus".into(),
-            worker_id: String::new(),
-            partitions: 64,
-            heartbeat: Duration::from_secs(1),
-            timeout: Duration::from_secs(10),
-        }
-    }
-}
-
-impl ClusterConfig {
-    /// True when the crawl is shared through Redis.
-    pub fn enabled(&self) -> bool {
-        !self.redis.is_empty()
-    }
-
-    /// The refusal of an unusable setting, or `None`: `(key, reason)`.
-    pub fn check(&self) -> Option<(&'static str, String)> {
-        if !self.enabled() {
-            return None;
-        }
-        if self.worker_id.is_empty() || self.worker_id.contains(char::is_whitespace) {
-            return Some(("cluster.worker_id", "a cluster worker needs a name without spaces (--worker-id)".into()));
-        }
-        if self.name.is_empty() || self.name.contains(['{', '}', ' ']) {
-            return Some(("cluster.name", "must be non-empty, without braces or spaces".into()));
-        }
-        if !(1..=4096).contains(&self.partitions) {
-            return Some(("cluster.partitions", "must be 1 to 4096".into()));
-        }
-        if self.heartbeat.is_zero() || self.timeout < self.heartbeat * 3 {
-            return Some(("cluster.timeout", "must be at least three heartbeats".into()));
-        }
-        None
-    }
-}
 
 /// Errors of the cluster layer: Redis unreachable or answering what the protocol does not
 /// expect.
@@ -247,13 +191,25 @@ impl StreamRef {
     }
 }
 
-/// A stream entry delivered to this worker.
-#[derive(Debug, Clone)]
-pub struct Delivered {
-    /// Its place in the stream.
-    pub at: StreamRef,
-    /// The URL.
-    pub url: RemoteUrl,
+impl RemoteUrl {
+    /// What the finder of `new` tells its owner.
+    pub fn of(new: &NewUrl<'_>) -> RemoteUrl {
+        RemoteUrl {
+            host: new.target.to_string(),
+            url: new.url.to_string(),
+            depth: new.depth,
+            kind: new.kind,
+            seed: new.new_seed.to_string(),
+            cap: (new.cap != u64::MAX).then_some(new.cap),
+        }
+    }
+
+    /// This URL, read from the stream at `at`, delivered to the committer (its tag is `at`,
+    /// [`StreamRef::encode`]).
+    pub fn delivered(self, at: &StreamRef) -> Delivered {
+        let RemoteUrl { host, url, depth, kind, seed, cap } = self;
+        Delivered { tag: at.encode(), host, url, depth, kind, seed, cap }
+    }
 }
 
 /// The partitions this worker holds, shared by the membership task (which writes) and the

@@ -3,6 +3,7 @@
 //! line and the reason; durations are strings like `"2s"`, sizes are bytes with the unit in
 //! the key name. `config.toml` at the repository root documents every key and its default.
 
+pub mod cluster;
 pub mod net;
 pub mod politeness;
 pub mod scope;
@@ -79,7 +80,7 @@ pub struct Config {
     /// `[warc]`: WARC output of the crawl.
     pub warc: crate::write::warc::WarcConfig,
     /// `[cluster]`: one crawl on many workers through Redis (off unless `redis` is set).
-    pub cluster: crate::cluster::ClusterConfig,
+    pub cluster: cluster::ClusterConfig,
 }
 
 /// `[extract]` section: what a record holds besides the main content.

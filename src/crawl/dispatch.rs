@@ -8,6 +8,7 @@
 //! through [`CrawlState`], so the dispatch logic runs in tests without network or disk.
 
 use crate::crawl::fetch::{FetchError, FetchedPage, Fetcher, Recorded, Validators};
+use crate::crawl::frontier::{LocalMembership, Membership, WorkerFigures};
 use crate::crawl::hosts::{DueQueue, HostRuntime};
 use crate::crawl::messages::{send_queued, CommitMsg, Event, PageDone, PageResult, WorkItem};
 use crate::crawl::politeness::{HostPoliteness, PolitenessConfig};
@@ -124,51 +125,14 @@ pub struct Dispatcher<F: Fetch> {
     /// The longest time a due host waited beyond its due time for a request slot (a
     /// measure of the scheduler's own stalls).
     pub max_lateness: Duration,
-    cluster: Option<DispatchCluster>,
-}
-
-/// Dispatch's part of a cluster crawl: which hosts are this worker's, the end of the whole
-/// crawl, and the status the membership loop publishes.
-pub struct DispatchCluster {
-    /// The partitions held.
-    pub ownership: Arc<crate::cluster::Ownership>,
-    /// Set by the membership loop when the whole crawl is done.
-    pub done: Arc<AtomicBool>,
-    /// This worker's status (dispatch fills the counters, idleness and parked entries).
-    pub status: Arc<std::sync::Mutex<crate::cluster::WorkerStatus>>,
-    /// Partitions moving away: their hosts are stopped, the committer is told once they
-    /// are idle.
+    /// Which hosts are this worker's and when the crawl is over ([`Membership`]).
+    membership: Box<dyn Membership>,
+    /// Partitions moving away: their hosts are stopped, the committer is told once they are
+    /// idle.
     releasing: std::collections::BTreeSet<u32>,
-    /// When the parked entries were last counted.
+    /// When the parked entries were last counted, and the fetch counter at the start.
     parked_at: Option<Instant>,
-    /// How long a sampling host stays idle before it is dry (its links make a round trip
-    /// through Redis): two heartbeats.
-    pub dry_grace: Duration,
     fetched_at_start: Option<u64>,
-}
-
-impl DispatchCluster {
-    /// The cluster part of dispatch.
-    pub fn new(
-        ownership: Arc<crate::cluster::Ownership>,
-        done: Arc<AtomicBool>,
-        status: Arc<std::sync::Mutex<crate::cluster::WorkerStatus>>,
-        dry_grace: Duration,
-    ) -> DispatchCluster {
-        DispatchCluster {
-            ownership,
-            done,
-            status,
-            releasing: Default::default(),
-            parked_at: None,
-            dry_grace,
-            fetched_at_start: None,
-        }
-    }
-
-    fn partition(&self, host: &str) -> u32 {
-        crate::cluster::partition_of(host, self.ownership.partitions())
-    }
 }
 
 fn now() -> Instant {
@@ -204,14 +168,18 @@ impl<F: Fetch> Dispatcher<F> {
             retries: HashMap::new(),
             dispatched: 0,
             max_lateness: Duration::ZERO,
-            cluster: None,
+            membership: Box::new(LocalMembership),
+            releasing: Default::default(),
+            parked_at: None,
+            fetched_at_start: None,
         }
     }
 
-    /// Make this a cluster worker's dispatch: only hosts of held partitions are fetched, and
-    /// the run ends when the whole crawl is done, not when this worker's frontier is empty.
-    pub fn with_cluster(mut self, cluster: DispatchCluster) -> Dispatcher<F> {
-        self.cluster = Some(cluster);
+    /// Dispatch with `membership` (by default [`LocalMembership`]: every host is fetched here
+    /// and the run ends when this worker's frontier is empty). A cluster worker's fetches
+    /// only hosts of held partitions, and its run ends when the whole crawl is done.
+    pub fn with_membership(mut self, membership: Box<dyn Membership>) -> Dispatcher<F> {
+        self.membership = membership;
         self
     }
 
@@ -231,7 +199,7 @@ impl<F: Fetch> Dispatcher<F> {
             self.make_due(idx);
             return idx;
         }
-        let moved = self.cluster.as_ref().is_some_and(|c| !c.ownership.owns_host(host));
+        let moved = !self.membership.owns_host(host);
         let politeness = HostPoliteness::new_at(self.cfg.politeness.clone(), now());
         let mut rt = HostRuntime::new(host.to_string(), seed, politeness, model);
         rt.robots = robots.map(|e| {
@@ -351,7 +319,7 @@ impl<F: Fetch> Dispatcher<F> {
         }
         // A cluster worker with nothing to do goes on until the whole crawl is done: links
         // may still come from the other workers.
-        self.cluster.as_ref().is_none_or(|c| c.done.load(Ordering::Relaxed))
+        self.membership.crawl_done()
     }
 
     /// True when this worker has nothing due, in flight or uncommitted.
@@ -359,36 +327,34 @@ impl<F: Fetch> Dispatcher<F> {
         self.due.is_empty() && self.in_flight == 0 && self.outstanding == 0 && self.overflow.is_empty()
     }
 
-    /// Cluster crawl: a partition moving away whose hosts are all idle goes to the committer.
+    /// A partition moving away whose hosts are all idle goes to the committer.
     fn check_releases(&mut self) {
-        let Some(c) = &self.cluster else { return };
-        if c.releasing.is_empty() {
+        if self.releasing.is_empty() {
             return;
         }
-        let ready: Vec<u32> = c
+        let m = &self.membership;
+        let ready: Vec<u32> = self
             .releasing
             .iter()
             .copied()
-            .filter(|&p| self.hosts.iter().all(|h| c.partition(&h.host) != p || h.idle()))
+            .filter(|&p| self.hosts.iter().all(|h| m.partition(&h.host) != p || h.idle()))
             .collect();
         for p in ready {
-            if let Some(c) = &mut self.cluster {
-                c.releasing.remove(&p);
-            }
+            self.releasing.remove(&p);
             let _ = self.commit.send(CommitMsg::Release { partition: p });
         }
     }
 
-    /// Cluster crawl: stop or start the hosts of a partition that moves.
+    /// Stop or start the hosts of a partition that moves (a cluster crawl's).
     fn move_partition(&mut self, partition: u32, away: bool) {
-        let Some(c) = &mut self.cluster else { return };
         if away {
-            c.releasing.insert(partition);
+            self.releasing.insert(partition);
         } else {
-            c.releasing.remove(&partition);
+            self.releasing.remove(&partition);
         }
+        let m = &self.membership;
         let idxs: Vec<usize> =
-            (0..self.hosts.len()).filter(|&i| c.partition(&self.hosts[i].host) == partition).collect();
+            (0..self.hosts.len()).filter(|&i| m.partition(&self.hosts[i].host) == partition).collect();
         for idx in idxs {
             let h = &mut self.hosts[idx];
             h.moved = away;
@@ -404,9 +370,9 @@ impl<F: Fetch> Dispatcher<F> {
         }
     }
 
-    /// Cluster crawl: fill the status the membership loop publishes.
+    /// Publish this worker's figures through the membership (a cluster worker's status).
     fn update_status(&mut self) {
-        if self.cluster.is_none() {
+        if !self.membership.publishes() {
             return;
         }
         for idx in 0..self.hosts.len() {
@@ -414,28 +380,24 @@ impl<F: Fetch> Dispatcher<F> {
                 self.check_dry(idx);
             }
         }
-        let idle = self.is_idle();
-        let Some(c) = &mut self.cluster else { return };
-        let recount = c.parked_at.is_none_or(|t| t.elapsed() >= Duration::from_secs(1));
+        let recount = self.parked_at.is_none_or(|t| t.elapsed() >= Duration::from_secs(1));
         let mut parked = None;
         if recount {
-            c.parked_at = Some(Instant::now());
+            self.parked_at = Some(Instant::now());
             let dead = self.hosts.iter().filter(|h| h.dead && !h.moved);
             parked = Some(dead.map(|h| self.state.frontier_len(&h.host).unwrap_or(0) as u64).sum::<u64>());
         }
-        let hosts = self.hosts.iter().filter(|h| !h.moved).count() as u64;
-        let before = *c.fetched_at_start.get_or_insert(self.counters.fetched);
-        if let Ok(mut s) = c.status.lock() {
-            s.fetched_run = self.counters.fetched.saturating_sub(before);
-            s.idle = idle;
-            s.hosts = hosts;
-            s.fetched = self.counters.fetched;
-            s.records = self.counters.records;
-            s.paragraphs = self.counters.paragraphs;
-            if let Some(parked) = parked {
-                s.parked = parked;
-            }
-        }
+        let before = *self.fetched_at_start.get_or_insert(self.counters.fetched);
+        let figures = WorkerFigures {
+            fetched_run: self.counters.fetched.saturating_sub(before),
+            idle: self.is_idle(),
+            hosts: self.hosts.iter().filter(|h| !h.moved).count() as u64,
+            fetched: self.counters.fetched,
+            records: self.counters.records,
+            paragraphs: self.counters.paragraphs,
+            parked,
+        };
+        self.membership.publish(figures);
     }
 
     /// Start a request for every due host, while request slots and worker queue room last.
@@ -764,10 +726,10 @@ impl<F: Fetch> Dispatcher<F> {
     /// Tell the committer a sampling host is finished: nothing queued, in flight or pending.
     ///
     /// In a cluster crawl a host's own links come back through its partition's stream, so a
-    /// host is dry only once it has stayed idle for [`DispatchCluster::dry_grace`] (or its
+    /// host is dry only once it has stayed idle for [`Membership::dry_grace`] (or its
     /// partition moves away).
     fn check_dry(&mut self, idx: usize) {
-        let grace = self.cluster.as_ref().map(|c| c.dry_grace);
+        let grace = self.membership.dry_grace();
         let h = &mut self.hosts[idx];
         if !h.dry_sent && matches!(h.model, HostModel::Sampling) && h.idle() {
             if let Some(grace) = grace.filter(|_| !h.moved) {

@@ -267,7 +267,7 @@ pub enum CommitMsg {
     /// Stream entries delivered to this worker (cluster crawl): URLs for the hosts of its
     /// partitions, queued unless seen (a re-delivery), acknowledged once their outcome is
     /// committed.
-    Remote(Vec<crate::cluster::Delivered>),
+    Remote(Vec<Delivered>),
     /// Dispatch has stopped every host of `partition` (cluster crawl; nothing of them in
     /// flight): once their samples are drained, the committer forgets their queued URLs and
     /// tells the membership loop, which gives the partition's lease back.
@@ -350,4 +350,24 @@ pub fn send_queued(
         }
     }
     0
+}
+
+/// A URL a backend delivered to this worker ([`CommitMsg::Remote`]; see [`crate::crawl::frontier`]): what its finder knew of
+/// it, and the tag to acknowledge once its outcome is committed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Delivered {
+    /// The backend's tag of the delivery (stored with the frontier entry and the waiting page).
+    pub tag: String,
+    /// Host key.
+    pub host: String,
+    /// Normalised absolute URL.
+    pub url: String,
+    /// Link distance from the seed (sitemap nesting for sitemaps).
+    pub depth: u32,
+    /// Page, sitemap or feed.
+    pub kind: UrlKind,
+    /// The seed of the host's record when the host is new.
+    pub seed: String,
+    /// The host's queue cap for this URL; `None` for none (redirected seeds).
+    pub cap: Option<u64>,
 }

@@ -8,14 +8,17 @@
 //! - [`committer`]: the single writer — Onion dedup in memory, the corpus, group commits.
 //!
 //! They talk through bounded queues ([`messages`]); [`progress`] draws the live counters and
-//! [`stats`] reports on a state. A cluster worker ([`crate::cluster`]) runs the same three
-//! stages; its URLs travel through Redis and it fetches only the hosts of its partitions.
+//! [`stats`] reports on a state. Where admitted URLs go and which hosts are this worker's is
+//! the [`frontier`]'s backend: the local one here, or a cluster worker's
+//! ([`crate::cluster::worker`]), which runs the same three stages with its URLs travelling
+//! through Redis and fetches only the hosts of its partitions.
 
 pub mod address;
 pub mod admission;
 pub mod committer;
 pub mod dispatch;
 pub mod fetch;
+pub mod frontier;
 pub mod hosts;
 pub mod messages;
 pub mod owner;
@@ -25,6 +28,7 @@ pub mod record;
 pub mod replay;
 pub mod robots;
 mod run;
+pub mod seeds;
 pub mod shutdown;
 pub mod sink;
 pub mod snapshot;
@@ -38,7 +42,7 @@ use crate::config::Config;
 use crate::store::{Counters, StoreError};
 use std::path::PathBuf;
 
-pub use run::{run, WARC_DIR};
+pub use run::{run, run_with, WARC_DIR};
 
 /// Errors that stop a crawl. A bad page never does: it is a counted discard.
 #[derive(Debug, thiserror::Error)]
@@ -81,9 +85,9 @@ pub enum CrawlError {
     /// The corpus directory belongs to another state, or is in use.
     #[error(transparent)]
     Owner(#[from] owner::OwnerError),
-    /// The cluster's Redis failed, or the cluster settings are unusable.
+    /// The frontier's backend failed (a cluster's Redis), or its settings are unusable.
     #[error(transparent)]
-    Cluster(#[from] crate::cluster::ClusterError),
+    Backend(Box<dyn std::error::Error + Send + Sync>),
     /// The status page's address cannot be bound.
     #[error("--status {addr}: {source}")]
     StatusPage {

@@ -20,39 +20,38 @@
 //! host whatever the worker timing.
 //!
 //! The parts: `group` is the open group commit and the rule of when it is committed,
-//! `frontier` queues URLs (links, redirects, sitemaps, feeds), `models` runs a
-//! host's model through learning, draining and re-learning, `records` turns an extraction
-//! into a corpus record, `cluster` is the side of a cluster crawl and `hosts_view` yield
-//! pruning and the status snapshot's per-host view.
+//! `enqueue` queues URLs (links, redirects, sitemaps, feeds), `delivered` handles the URLs
+//! the frontier's backend forwards and delivers ([`FrontierBackend`]; a cluster crawl's),
+//! `models` runs a host's model through learning, draining and re-learning, `records` turns
+//! an extraction into a corpus record, and `hosts_view` yield pruning and the status
+//! snapshot's per-host view.
 
-mod cluster;
-mod frontier;
+mod delivered;
+mod enqueue;
 mod group;
 mod hosts_view;
 mod models;
+mod pages;
 mod records;
 #[cfg(test)]
 mod tests;
 use crate::config::{Config, CrawlConfig};
 use crate::crawl::address::AddressPolicy;
-use crate::crawl::messages::{
-    send_queued, CommitMsg, Discard, Event, PageContent, PageDone, PageResult, PageWork, WaitingDone, WorkItem,
-};
+use crate::crawl::frontier::FrontierBackend;
+use crate::crawl::messages::{send_queued, CommitMsg, Event, PageDone, WorkItem};
 use crate::crawl::sink::CorpusSink;
 use crate::crawl::snapshot::SNAPSHOT_INTERVAL;
-use crate::crawl::sources::MAX_SITEMAP_DEPTH;
 use crate::crawl::CrawlError;
 use crate::domain::{DomainModel, LearningEvent, SamplingRule};
-use crate::store::{Counters, CrawlState, FetchedPageEntry, FrontierEntry, HostRecord, SampledPage, UrlKind};
+use crate::store::{Counters, CrawlState, HostRecord};
 use crate::write::warc::{HttpExchange, WarcRef};
-pub use cluster::{forget_unowned, CommitterCluster};
 use crossbeam_channel::{Receiver, Sender};
 use group::{ClosedGroup, Group, GroupLimits};
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use pages::is_extracted;
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
-use url::Url;
 
 /// The committer's view of one host.
 struct HostBook {
@@ -70,25 +69,6 @@ impl HostBook {
     fn new(rec: HostRecord) -> HostBook {
         HostBook { rec, next_ticket: 0, early: BTreeMap::new(), deferred: VecDeque::new(), model: None }
     }
-}
-
-/// What a fetched page's response left to book, once its status is known.
-struct Response {
-    final_url: Url,
-    status: u16,
-    fetched_at: String,
-    content_type: Option<String>,
-    warc: Option<WarcRef>,
-}
-
-/// Where a record came from.
-struct PageMeta<'a> {
-    url: &'a str,
-    final_url: &'a str,
-    fetched_at: &'a str,
-    status: u16,
-    content_type: Option<String>,
-    warc: Option<WarcRef>,
 }
 
 /// A test hook: abort the process (as a `kill -9` would stop it) at a chosen point, from the
@@ -147,15 +127,18 @@ pub struct Committer {
     stop: Arc<AtomicBool>,
     /// Links to refused IP literals (`http://10.0.0.1/`) are not queued (scope `any`).
     addresses: AddressPolicy,
-    /// Cluster crawl: URLs go through the partition streams ([`cluster`]).
-    cluster: Option<cluster::ClusterBook>,
+    /// Where admitted URLs go: this worker's frontier, or forwarded ([`delivered`]).
+    frontier: Box<dyn FrontierBackend>,
+    /// Partitions moving away, released once their hosts' samples are written.
+    releasing: BTreeSet<u32>,
     /// The last errors, for the status snapshot.
     last_errors: VecDeque<crate::crawl::snapshot::ErrorLine>,
 }
 
 impl Committer {
-    /// Open the committer on `state` and `sink` (opened at the state's committed position):
-    /// the host records, and the learn and drain jobs a killed run left to do.
+    /// Open the committer on `state` and `sink` (opened at the state's committed position),
+    /// with the frontier's backend `frontier`: the host records, and the learn and drain jobs
+    /// a killed run left to do.
     ///
     /// # Errors
     /// The store's.
@@ -166,7 +149,7 @@ impl Committer {
         work: Sender<WorkItem>,
         events: tokio::sync::mpsc::UnboundedSender<Event>,
         stop: Arc<AtomicBool>,
-        cluster: Option<CommitterCluster>,
+        frontier: Box<dyn FrontierBackend>,
     ) -> Result<Committer, CrawlError> {
         let rule = SamplingRule::new(&cfg.learn);
         let mut hosts = HashMap::new();
@@ -211,7 +194,8 @@ impl Committer {
             events,
             stop,
             addresses: AddressPolicy::new(&cfg_allow).unwrap_or_default(),
-            cluster: cluster.map(cluster::ClusterBook::new),
+            frontier,
+            releasing: BTreeSet::new(),
             last_errors: VecDeque::new(),
         })
     }
@@ -332,198 +316,6 @@ impl Committer {
         Ok(())
     }
 
-    fn discard(&mut self, host: &str, why: Discard) {
-        let key = why.key();
-        *self.book(host).rec.discards.entry(key.clone()).or_default() += 1;
-        *self.counters.discards.entry(key).or_default() += 1;
-    }
-
-    /// Step 1: one dispatched page, in its host's fetch order.
-    fn apply_page(&mut self, done: PageDone) -> Result<(), CrawlError> {
-        let PageDone { host, entry, result, exchanges, .. } = done;
-        let warc = self.write_exchanges(&exchanges)?;
-        self.group.page(&host);
-        let (final_url, status, fetched_at, content_type, work) = match result {
-            PageResult::RobotsDisallowed => {
-                self.group.batch.pop_frontier(&host, entry.seq);
-                self.finish_url(&entry.url, entry.stream.as_deref());
-                self.counters.robots_disallowed += 1;
-                self.discard(&host, Discard::RobotsDisallowed);
-                return Ok(());
-            }
-            PageResult::FetchFailed { reason } => {
-                self.group.batch.pop_frontier(&host, entry.seq);
-                self.finish_url(&entry.url, entry.stream.as_deref());
-                self.counters.failed += 1;
-                self.discard(&host, Discard::Fetch(reason));
-                self.note_error(&entry.url, reason.to_string());
-                return Ok(());
-            }
-            PageResult::Retry => {
-                self.counters.fetched += 1;
-                self.book(&host).rec.fetched += 1;
-                return Ok(());
-            }
-            PageResult::Fetched {
-                final_url,
-                status,
-                fetched_at,
-                content_type,
-                body_bytes,
-                response_ms,
-                delay_ms,
-                work,
-                redirect,
-                validators,
-            } => {
-                if let Some(target) = redirect {
-                    self.enqueue_redirect(&host, &entry, target)?;
-                }
-                if (200..300).contains(&status) {
-                    // The URL the validators belong to: after redirects.
-                    let (url, depth, kind) = (final_url.to_string(), entry.depth, entry.kind);
-                    let page = FetchedPageEntry { url, host: host.clone(), depth, validators, kind };
-                    self.group.batch.put_fetched_page(&page);
-                }
-                let rec = &mut self.book(&host).rec;
-                rec.body_bytes += body_bytes;
-                rec.response_ms += response_ms;
-                rec.delay_ms = delay_ms;
-                (final_url, status, fetched_at, content_type, work)
-            }
-        };
-        self.counters.fetched += 1;
-        let book = self.book(&host);
-        book.rec.fetched += 1;
-        book.rec.dead = false;
-        self.group.batch.pop_frontier(&host, entry.seq);
-        if final_url.as_str() != entry.url {
-            self.mark_seen(final_url.as_str());
-            self.finish_url(final_url.as_str(), None);
-        }
-        // A page kept for the sample is finished when its record is written.
-        let waits = (200..300).contains(&status)
-            && status != 304
-            && matches!(&work, Some(w) if matches!(w.content, PageContent::Waiting(_)));
-        if !waits {
-            self.finish_url(&entry.url, entry.stream.as_deref());
-        }
-        let work = match work {
-            _ if status == 304 => {
-                self.discard(&host, Discard::NotModified);
-                return Ok(());
-            }
-            _ if !(200..300).contains(&status) && !entry.kind.is_page() => {
-                self.discard(&host, Discard::SourceUnavailable(entry.kind));
-                return Ok(());
-            }
-            _ if !(200..300).contains(&status) => {
-                if status >= 500 {
-                    self.note_error(&entry.url, Discard::Http(status).key());
-                }
-                self.discard(&host, Discard::Http(status));
-                return Ok(());
-            }
-            None => {
-                self.note_error(&entry.url, Discard::ProcessingFailed.key());
-                self.discard(&host, Discard::ProcessingFailed);
-                return Ok(());
-            }
-            Some(work) => work,
-        };
-        let response = Response { final_url, status, fetched_at, content_type, warc };
-        self.apply_work(&host, &entry, response, work)
-    }
-
-    /// A 2xx page's worker output: its links and feeds queued, then its record, its sitemap's
-    /// URLs, its discard, or its HTML kept for the host's sample (a learn job once the sample
-    /// is full).
-    fn apply_work(
-        &mut self,
-        host: &str,
-        entry: &FrontierEntry,
-        response: Response,
-        work: PageWork,
-    ) -> Result<(), CrawlError> {
-        let Response { final_url, status, fetched_at, content_type, warc } = response;
-        self.enqueue_links(host, entry, &work.links)?;
-        for feed in &work.feeds {
-            self.queue_source(host, feed, UrlKind::Feed, 0)?;
-        }
-        match work.content {
-            PageContent::Source(urls) => {
-                match entry.kind {
-                    UrlKind::Feed => self.counters.feeds += 1,
-                    _ => self.counters.sitemaps += 1,
-                }
-                self.counters.source_urls += urls.pages.len() as u64;
-                self.enqueue_links(host, entry, &urls.pages)?;
-                if entry.depth + 1 < MAX_SITEMAP_DEPTH {
-                    for sitemap in &urls.sitemaps {
-                        self.queue_source(host, sitemap, UrlKind::Sitemap, entry.depth + 1)?;
-                    }
-                }
-            }
-            PageContent::Failed => {
-                self.note_error(&entry.url, Discard::ProcessingFailed.key());
-                self.discard(host, Discard::ProcessingFailed);
-            }
-            PageContent::Refused(why) => self.discard(host, why),
-            PageContent::Extracted(extraction, class) => {
-                let meta = PageMeta {
-                    url: &entry.url,
-                    final_url: final_url.as_str(),
-                    fetched_at: &fetched_at,
-                    status,
-                    content_type,
-                    warc,
-                };
-                self.add_extraction(host, &meta, *extraction, class)?;
-            }
-            PageContent::Waiting(html) => {
-                let seq = self.group.batch.next_seq();
-                let page = SampledPage {
-                    seq,
-                    url: entry.url.clone(),
-                    final_url: final_url.to_string(),
-                    fetched_at,
-                    status,
-                    content_type,
-                    html,
-                    warc,
-                    stream: entry.stream.clone(),
-                };
-                self.hold_for_sample(host, &page)?;
-            }
-        }
-        Ok(())
-    }
-
-    /// A page of a host without a model yet: its HTML waits in the state, and the learn job is
-    /// queued when it fills the host's sample.
-    fn hold_for_sample(&mut self, host: &str, page: &SampledPage) -> Result<(), CrawlError> {
-        self.group.batch.put_waiting(host, page)?;
-        self.learning(host, LearningEvent::PageHeld)
-    }
-
-    /// A page that waited for its host's model, extracted: its record and the deletion of its
-    /// HTML go into the same group.
-    fn apply_waiting(&mut self, host: &str, page: WaitingDone) -> Result<(), CrawlError> {
-        self.touch(host);
-        self.group.batch.delete_waiting(host, page.seq);
-        self.finish_url(&page.url, page.stream.as_deref());
-        self.learning(host, LearningEvent::WaitingWritten)?;
-        let meta = PageMeta {
-            url: &page.url,
-            final_url: &page.final_url,
-            fetched_at: &page.fetched_at,
-            status: page.status,
-            content_type: page.content_type,
-            warc: page.warc,
-        };
-        self.add_extraction(host, &meta, page.extraction, page.class)
-    }
-
     /// Append `exchanges` to the WARC output (when on); returns where the last response is.
     fn write_exchanges(&mut self, exchanges: &[HttpExchange]) -> Result<Option<WarcRef>, CrawlError> {
         self.sink.write_exchanges(exchanges)
@@ -545,14 +337,15 @@ impl Committer {
                 }
             }
             batch.put_counters(&self.counters);
-            self.publish_outbox()?;
+            self.frontier.before_commit()?;
             self.state.commit(batch)?;
             if self.last_snapshot.is_none_or(|t| t.elapsed() >= SNAPSHOT_INTERVAL) {
                 self.write_snapshot(true);
             }
             let counters = Box::new(self.counters.clone());
             let _ = self.events.send(Event::Committed { pages, new_work, counters });
-            self.after_cluster_commit()?;
+            self.frontier.after_commit()?;
+            self.check_releases()?;
         }
         for event in std::mem::take(&mut self.group.events) {
             let _ = self.events.send(event);
@@ -580,7 +373,3 @@ impl Committer {
 /// A group is committed early once its store batch holds this many writes (frontier entries
 /// and seen URLs of link-heavy pages): sled keeps a batch and the pages it touches in memory.
 const MAX_GROUP_WRITES: usize = 8_192;
-
-fn is_extracted(done: &PageDone) -> bool {
-    matches!(&done.result, PageResult::Fetched { work: Some(w), .. } if matches!(w.content, PageContent::Extracted(..)))
-}

@@ -3,7 +3,8 @@
 //! Onion's paragraph dedup against everything written, the language filter, then the record
 //! appended. Every page that gets no record is counted as a [`Discard`] with its reason.
 
-use super::{Committer, PageMeta};
+use super::pages::PageMeta;
+use super::Committer;
 use crate::classify::{PageClass, PageType};
 use crate::crawl::messages::Discard;
 use crate::crawl::record::{record_of, RecordSource};

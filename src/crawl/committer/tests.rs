@@ -3,16 +3,18 @@
 //! Free Press site, and the jobs and events it sends read back from their channels.
 
 use super::*;
+use crate::crawl::messages::{Discard, PageContent, PageResult, PageWork};
 use crate::crawl::sink::CorpusSink;
 use crate::crawl::sources::SourceUrls;
 use crate::domain::HostPhase;
 use crate::extract::pipeline::extract_html;
 use crate::extract::ExtractorKind;
 use crate::model::Record;
-use crate::store::{MemoryStore, Validators};
+use crate::store::{FrontierEntry, MemoryStore, UrlKind, Validators};
 use crate::write::memory::MemoryCorpus;
 use crate::write::CorpusFormat;
 use tokio::sync::mpsc::UnboundedReceiver;
+use url::Url;
 
 const HOST: &str = "www.freepressokc.com";
 
@@ -38,7 +40,8 @@ fn rig(sample_size: usize) -> Rig {
     let (work, jobs) = crossbeam_channel::unbounded();
     let (events_tx, events) = tokio::sync::mpsc::unbounded_channel();
     let stop = Arc::new(AtomicBool::new(false));
-    let committer = Committer::open(cfg, state.clone(), sink, work, events_tx, stop, None).unwrap();
+    let frontier = Box::new(crate::crawl::frontier::LocalFrontier);
+    let committer = Committer::open(cfg, state.clone(), sink, work, events_tx, stop, frontier).unwrap();
     Rig { committer, state, jobs, events, corpus }
 }
 
@@ -180,4 +183,101 @@ fn links_and_sitemap_urls_pass_the_admission_rule_once() {
     let queued: Vec<String> = rig.state.frontier_window(HOST, 0, 100).unwrap().into_iter().map(|e| e.url).collect();
     assert_eq!(queued, [format!("http://{HOST}/x/"), format!("http://{HOST}/y/")]);
     assert!(rig.state.host("other.example").unwrap().is_none(), "out of the seed's scope");
+}
+
+/// A backend that forwards every URL and records what the committer asks of it.
+#[derive(Clone, Default)]
+struct Recording(Arc<std::sync::Mutex<Vec<String>>>);
+
+impl Recording {
+    fn log(&self, line: String) {
+        self.0.lock().unwrap().push(line);
+    }
+    fn take(&self) -> Vec<String> {
+        std::mem::take(&mut *self.0.lock().unwrap())
+    }
+}
+
+impl FrontierBackend for Recording {
+    fn forward(&mut self, url: crate::crawl::frontier::NewUrl<'_>) -> bool {
+        self.log(format!("forward {}", url.url));
+        true
+    }
+    fn holds(&self, host: &str) -> bool {
+        host == HOST
+    }
+    fn finished(&mut self, url: &str, tag: Option<&str>) -> bool {
+        self.log(format!("finished {url} {}", tag.unwrap_or("-")));
+        true
+    }
+    fn finished_in_group(&self, _url: &str) -> bool {
+        false
+    }
+    fn acknowledge(&mut self, tag: &str) {
+        self.log(format!("ack {tag}"));
+    }
+    fn before_commit(&mut self) -> Result<(), CrawlError> {
+        self.log("before".into());
+        Ok(())
+    }
+    fn after_commit(&mut self) -> Result<(), CrawlError> {
+        self.log("after".into());
+        Ok(())
+    }
+    fn partition(&self, _host: &str) -> u32 {
+        0
+    }
+    fn released(&mut self, partition: u32) {
+        self.log(format!("released {partition}"));
+    }
+}
+
+fn delivered(url: &str, tag: &str, host: &str) -> crate::crawl::frontier::Delivered {
+    crate::crawl::frontier::Delivered {
+        tag: tag.into(),
+        host: host.into(),
+        url: url.into(),
+        depth: 1,
+        kind: UrlKind::Page,
+        seed: format!("http://{host}/"),
+        cap: None,
+    }
+}
+
+#[test]
+fn a_forwarding_backend_gets_the_links_and_acknowledges_deliveries_after_their_commit() {
+    let mut rig = rig(100);
+    let log = Recording::default();
+    rig.committer.frontier = Box::new(log.clone());
+    rig.committer.book(HOST).rec.learning.phase = HostPhase::Fallback;
+    // Links found here are forwarded, not queued here; published just before the store batch.
+    let link = format!("http://{HOST}/x/");
+    rig.committer.handle(page(0, "/a/", PageContent::Refused(Discard::Binary), &[&link])).unwrap();
+    rig.committer.commit().unwrap();
+    let a = format!("http://{HOST}/a/");
+    assert_eq!(log.take(), [format!("finished {a} -"), format!("forward {link}"), "before".into(), "after".into()]);
+    assert!(rig.state.frontier_window(HOST, 0, 10).unwrap().is_empty(), "nothing queued here");
+    assert!(rig.state.is_done(&a).unwrap(), "a finished URL is marked done for a second delivery");
+    // A delivery of this worker's host is queued with its tag; another host's is left alone.
+    let (x, other) = (delivered(&link, "0/1-1", HOST), delivered("http://other.example/", "0/1-2", "other.example"));
+    rig.committer.handle(CommitMsg::Remote(vec![x.clone(), other])).unwrap();
+    rig.committer.commit().unwrap();
+    let queued = rig.state.frontier_window(HOST, 0, 10).unwrap();
+    assert_eq!(
+        queued.iter().map(|e| (e.url.as_str(), e.stream.as_deref())).collect::<Vec<_>>(),
+        [(link.as_str(), Some("0/1-1"))]
+    );
+    assert!(rig.state.host("other.example").unwrap().is_none());
+    log.take();
+    // Its outcome names the tag; delivered again once done, it is acknowledged at once.
+    let mut fetched = page(1, "/x/", PageContent::Refused(Discard::Binary), &[]);
+    if let CommitMsg::Page(done) = &mut fetched {
+        done.entry = queued[0].clone();
+    }
+    rig.committer.handle(fetched).unwrap();
+    rig.committer.commit().unwrap();
+    assert_eq!(log.take(), [format!("finished {link} 0/1-1"), "before".into(), "after".into()]);
+    rig.committer.handle(CommitMsg::Remote(vec![delivered(&link, "0/1-3", HOST)])).unwrap();
+    assert_eq!(log.take(), ["ack 0/1-3"], "a URL whose outcome is committed is acknowledged, not queued");
+    assert!(rig.state.frontier_window(HOST, 0, 10).unwrap().is_empty());
 }

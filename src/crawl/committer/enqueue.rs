@@ -2,31 +2,16 @@
 //! URL put on the frontier — links of a page ([`Committer::enqueue_links`]), a redirect's target,
 //! a host's sitemaps and feeds — once the admission rule ([`admit`]) took it, and under the
 //! per-host cap.
-//! In a cluster crawl a URL of another worker's host goes to its partition's stream instead
-//! ([`Committer::queue_url`]).
+//! Where the URL goes is the frontier backend's choice ([`Committer::queue_url`]): this
+//! worker's frontier, or forwarded (a cluster crawl's partition streams).
 
 use super::Committer;
 use crate::crawl::admission::{admit, AdmissionRules, Admitted, UrlOrigin};
+use crate::crawl::frontier::NewUrl;
 use crate::crawl::robots::{RobotsEntry, RobotsStatus};
 use crate::crawl::CrawlError;
 use crate::store::{FrontierEntry, HostRecord, UrlKind};
 use url::Url;
-
-/// A URL to put on a host's frontier.
-pub(super) struct NewUrl<'a> {
-    /// The host (its [`host_key`]) whose frontier takes the URL.
-    pub target: &'a str,
-    /// The normalised URL.
-    pub url: &'a Url,
-    /// Links followed from a seed (0 for a seed; sitemap nesting for a sitemap).
-    pub depth: u32,
-    /// Page, sitemap or feed.
-    pub kind: UrlKind,
-    /// The seed a host new to the crawl gets (scope is relative to it).
-    pub new_seed: &'a str,
-    /// Most URLs the host may have queued; `u64::MAX` for none.
-    pub cap: u64,
-}
 
 impl Committer {
     /// Mark `url` seen in the group in progress and in its store batch.
@@ -90,18 +75,18 @@ impl Committer {
     }
 
     /// Put `new.url` on the frontier of `new.target`, unless the host has `new.cap` URLs queued
-    /// already. A host new to the crawl gets a record with the seed `new.new_seed`. In a cluster
-    /// crawl the URL goes to its partition's stream instead.
+    /// already. A host new to the crawl gets a record with the seed `new.new_seed`. The backend
+    /// may forward the URL instead ([`FrontierBackend::forward`](crate::crawl::frontier::FrontierBackend::forward)).
     pub(super) fn queue_url(&mut self, new: NewUrl<'_>) -> Result<(), CrawlError> {
-        if self.cluster.is_some() {
-            self.send_remote(new);
+        if self.frontier.forward(new) {
+            self.group.open();
             return Ok(());
         }
         self.queue_local(new, None).map(|_| ())
     }
 
-    /// [`Committer::queue_url`] on this worker's frontier, with the URL's stream entry in a
-    /// cluster crawl. Returns false when the host's cap refused it.
+    /// [`Committer::queue_url`] on this worker's frontier, with the tag of its delivery when
+    /// the backend delivered it. Returns false when the host's cap refused it.
     pub(super) fn queue_local(&mut self, new: NewUrl<'_>, stream: Option<String>) -> Result<bool, CrawlError> {
         let NewUrl { target, url, depth, kind, new_seed, cap } = new;
         if !self.hosts.contains_key(target) {
