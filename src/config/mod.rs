@@ -105,18 +105,26 @@ pub struct ClassifyConfig {
 }
 
 impl ClassifyConfig {
-    /// The classifier: the configured model file, or the shipped one.
+    /// The classifier: the configured model file (loaded once per path and kept for the
+    /// process, as the BoilerNet and combiner models are), or the shipped one.
     ///
     /// # Errors
     /// [`crate::classify::ClassifyError`] when the model file cannot be loaded.
     pub fn classifier(
         &self,
     ) -> Result<std::sync::Arc<crate::classify::PageClassifier>, crate::classify::ClassifyError> {
+        type Loaded = std::collections::HashMap<PathBuf, std::sync::Arc<crate::classify::PageClassifier>>;
+        static LOADED: std::sync::OnceLock<std::sync::Mutex<Loaded>> = std::sync::OnceLock::new();
         if self.model.as_os_str().is_empty() {
-            Ok(crate::classify::PageClassifier::shipped())
-        } else {
-            Ok(std::sync::Arc::new(crate::classify::PageClassifier::load(&self.model)?))
+            return Ok(crate::classify::PageClassifier::shipped());
         }
+        let mut loaded = LOADED.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(model) = loaded.get(&self.model) {
+            return Ok(model.clone());
+        }
+        let model = std::sync::Arc::new(crate::classify::PageClassifier::load(&self.model)?);
+        loaded.insert(self.model.clone(), model.clone());
+        Ok(model)
     }
 }
 
