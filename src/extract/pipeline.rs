@@ -527,10 +527,13 @@ pub fn default_labels(
         let addable = |i: usize| gm[i].is_good() && !labels[i].is_good() && !never_main[i] && !firm_drop(i);
         let added: usize = range.clone().filter(|&i| addable(i)).map(|i| blocks[i].words).sum();
         let add = added as f64 <= MODEL_MAX_ADDED_SHARE * kept_words(blocks, &unlearned) as f64;
+        let continues = article_continues(blocks, &labels, range);
         for (i, label) in labels.iter_mut().enumerate() {
             if !range.contains(&i) {
                 if firm_keep(i) && label.is_good() {
                     trace.set(i, true, Stage::FirmKeep);
+                } else if continues[i] {
+                    trace.set(i, true, Stage::ArticleContinues);
                 } else {
                     trace.set(i, false, Stage::OutsideStretch);
                     *label = Label::Bad;
@@ -585,6 +588,28 @@ pub fn default_labels(
     })
 }
 
+/// The blocks after a learned stretch's end where the article goes on (one flag per block): a
+/// template's end pattern that some pages place inside the article (an inline box of the same
+/// tags) would otherwise cut the rest of it. Walking from the stretch's end, a block `labels`
+/// keeps (the combiner's or the rules' answer) stays when its DOM path is that of a block kept
+/// inside the stretch; the walk ends at the first kept block of another path (the text after
+/// the article is of other containers), and blocks `labels` drops are passed over.
+pub fn article_continues(blocks: &[Block], labels: &[Label], range: &std::ops::Range<usize>) -> Vec<bool> {
+    let mut flags = vec![false; blocks.len()];
+    let kept_paths: std::collections::HashSet<&str> =
+        range.clone().filter(|&i| labels[i].is_good()).map(|i| blocks[i].dom_path.as_str()).collect();
+    for i in range.end..blocks.len() {
+        if !labels[i].is_good() {
+            continue;
+        }
+        if !kept_paths.contains(blocks[i].dom_path.as_str()) {
+            break;
+        }
+        flags[i] = true;
+    }
+    flags
+}
+
 /// Words of the blocks that `unlearned` keeps and `learned` drops whose DOM path is that of a
 /// block `learned` keeps: the model dropped more of the text it kept, not a box of another kind.
 fn dropped_like_kept(blocks: &[Block], learned: &[Label], unlearned: &[Label]) -> usize {
@@ -620,6 +645,28 @@ mod tests {
         let page = crate::testdata::shared_path(&format!("sites/{path}"))?;
         let html = std::fs::read_to_string(&page).expect("the shared page reads");
         Some(segment(&Document::parse(&html)))
+    }
+
+    /// Past a stretch's end, the article's own paragraphs stay (an inline box of the end
+    /// pattern's tags is passed over), up to the first kept block of another container.
+    #[test]
+    fn the_article_continues_past_an_end_pattern_inside_it() {
+        let html = "<html><body><div><p>First paragraph of the story.</p><p>Second paragraph.</p>\
+            <aside><p>Read also: another story</p></aside><p>Third paragraph.</p><p>Fourth.</p></div>\
+            <footer><p>Contact us</p></footer><div><p>A teaser in a div below.</p></div></body></html>";
+        let blocks = segment(&Document::parse(html));
+        assert_eq!(blocks.len(), 7, "{blocks:?}");
+        let mut labels = vec![Label::Good; blocks.len()];
+        labels[2] = Label::Bad;
+        let flags = article_continues(&blocks, &labels, &(0..2));
+        assert_eq!(flags, [false, false, false, true, true, false, false]);
+        // Nothing kept inside the stretch: nothing continues.
+        let none = article_continues(
+            &blocks,
+            &vec![Label::Bad; 2].into_iter().chain(labels[2..].to_vec()).collect::<Vec<_>>(),
+            &(0..2),
+        );
+        assert!(none.iter().all(|&f| !f));
     }
 
     /// A learned extraction that keeps nothing gives way to an unlearned one with running

@@ -54,13 +54,17 @@ pub enum Stage {
     /// Outside the learned stretch, kept because the combiner keeps it with probability
     /// [`crate::extract::pipeline::COMBINER_FIRM_KEEP`] or more.
     FirmKeep,
+    /// After the learned stretch's end pattern, kept because the article goes on there: a
+    /// block in the container of the text kept inside the stretch, before any kept block of
+    /// another container ([`crate::extract::pipeline::article_continues`]).
+    ArticleContinues,
     /// Inside a StaDyNoT static noise element of the host's model (Barua et al. 2014, §3.1).
     StaticNoise,
 }
 
 impl Stage {
     /// Every stage, in the pipeline's order.
-    pub const ALL: [Stage; 14] = [
+    pub const ALL: [Stage; 15] = [
         Stage::Extractor,
         Stage::Combiner,
         Stage::CommentSection,
@@ -74,6 +78,7 @@ impl Stage {
         Stage::OutsideStretch,
         Stage::InsideStretch,
         Stage::FirmKeep,
+        Stage::ArticleContinues,
         Stage::StaticNoise,
     ];
 
@@ -94,6 +99,7 @@ impl Stage {
             Stage::OutsideStretch => "outside-stretch",
             Stage::InsideStretch => "inside-stretch",
             Stage::FirmKeep => "firm-keep",
+            Stage::ArticleContinues => "article-continues",
             Stage::StaticNoise => "static-noise",
         }
     }
@@ -114,6 +120,7 @@ impl Stage {
             Stage::OutsideStretch => "outside the learned GoldMiner stretch (before begin / after end pattern)",
             Stage::InsideStretch => "kept inside the learned GoldMiner stretch",
             Stage::FirmKeep => "outside the learned stretch, kept for the combiner's high probability",
+            Stage::ArticleContinues => "after the learned stretch's end, kept: the article's container goes on",
             Stage::StaticNoise => "StaDyNoT static noise (an element the host's model learned as template)",
         }
     }
