@@ -1,10 +1,10 @@
 //! Development aid: dump the combiner's block features with gold labels as TSV on stdout.
 //! `cargo run --release --example dump_blocks -- ../shared/data/cleaneval ...`
 use webcorpus::eval::dataset::{is_holdout_site, Dataset};
-use webcorpus::extract::boilernet::labels::page_labels;
 use webcorpus::extract::combiner::{features::column_names, inputs};
 use webcorpus::extract::stoplist::{language_sample, stoplist_for};
 use webcorpus::html::{segment, Document};
+use webcorpus::train::labels::page_labels;
 
 fn main() {
     let mut out = String::from("set\tpage\tsite\tholdout\twords\tgold");

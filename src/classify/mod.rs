@@ -15,10 +15,9 @@ pub mod legal;
 pub mod markup;
 pub mod mlp;
 pub mod phrases;
-pub mod url_words;
-
 #[cfg(test)]
 mod tests;
+pub mod url_words;
 
 use crate::domain::DomainModel;
 use crate::extract::pipeline::{extract_document, ExtractSettings, PageExtraction};

@@ -197,7 +197,14 @@ mod tests {
         for set in sets.flatten() {
             let Ok(files) = std::fs::read_dir(set.path().join("html")) else { continue };
             for file in files.flatten() {
-                let bytes = crate::extract::files::read_bytes(&file.path()).expect("the page reads");
+                let raw = std::fs::read(file.path()).expect("the page reads");
+                let mut bytes = Vec::new();
+                match file.path().extension().is_some_and(|e| e == "gz") {
+                    true => std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&raw[..]), &mut bytes)
+                        .map(|_| ())
+                        .expect("the page decompresses"),
+                    false => bytes = raw,
+                }
                 pages += 1;
                 if is_plain_utf8(&bytes) {
                     plain += 1;

@@ -1,6 +1,6 @@
 //! Training the combiner on the shared sets' gold. The principal function is [`train`]: every
 //! page is parsed, segmented and run through the cheap extractors ([`crate::extract::combiner::inputs`]), its
-//! blocks labelled from the gold ([`crate::extract::boilernet::labels`]: the word alignment that `eval`
+//! blocks labelled from the gold ([`crate::train::labels`]: the word alignment that `eval`
 //! scores with, or the snippets), and the boosted trees fitted on the blocks of the training
 //! sites, each block weighted by its words (the scores count words; on snippet-labelled pages
 //! by a power of them, [`page_weights`]). The shipped model is fitted on every site. A fold
@@ -13,7 +13,6 @@
 use crate::eval::dataset::is_holdout_site;
 use crate::eval::dataset::{site_fold, Dataset};
 use crate::eval::run::par_map;
-use crate::extract::boilernet::labels::page_labels;
 use crate::extract::combiner::features::{column_names, FEATURES};
 use crate::extract::combiner::gbdt::{Gbdt, GbdtParams};
 use crate::extract::combiner::{inputs, CombinerModel, MODEL_KIND, MODEL_VERSION};
@@ -21,6 +20,7 @@ use crate::extract::justext::JusTextParams;
 use crate::extract::stadynot::StaDyNoTParams;
 use crate::extract::stoplist::{language_sample, stoplist_for};
 use crate::html::{segment, Document};
+use crate::train::labels::page_labels;
 
 /// The training weights of one page's labelled blocks, from their words (each at least 1):
 /// on a page with full gold text the words themselves (the word scores count words); on a
@@ -212,6 +212,30 @@ pub fn train(
 #[cfg(test)]
 mod tests {
     use super::page_weights;
+
+    /// The shipped model and the cross-validation files come from one training run: the same
+    /// sets and parameters, the shipped model fitted on every labelled block, fold `k`'s model
+    /// on all but fold `k`'s (so the folds' training blocks sum to four times the shipped
+    /// model's).
+    #[test]
+    fn the_shipped_model_is_trained_on_every_fold() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models/combiner-cv");
+        let shipped = crate::extract::combiner::shipped().expect("shipped model");
+        let p = &shipped.provenance;
+        assert!(p["held_out_fold"].is_null(), "the shipped model holds out fold {}", p["held_out_fold"]);
+        let all = p["training_blocks"].as_u64().expect("training_blocks");
+        let mut folds_sum = 0;
+        for k in 0..crate::eval::dataset::SITE_FOLDS {
+            let fold = crate::extract::combiner::CombinerModel::load(&dir.join(format!("fold-{k}.json")))
+                .expect("fold model loads");
+            let q = &fold.provenance;
+            assert_eq!(q["held_out_fold"].as_u64(), Some(k as u64));
+            assert_eq!((&q["sets"], &q["params"], &q["page_power"]), (&p["sets"], &p["params"], &p["page_power"]));
+            assert_eq!(q["snippet_power"], p["snippet_power"]);
+            folds_sum += q["training_blocks"].as_u64().expect("training_blocks");
+        }
+        assert_eq!(folds_sum, (crate::eval::dataset::SITE_FOLDS as u64 - 1) * all);
+    }
 
     #[test]
     fn snippet_pages_share_the_page_weight_by_a_power_of_the_words() {

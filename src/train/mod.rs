@@ -8,4 +8,7 @@
 
 pub mod boilernet;
 pub mod classifier;
+#[cfg(test)]
+mod classifier_tests;
 pub mod combiner;
+pub mod labels;

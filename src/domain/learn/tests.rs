@@ -289,14 +289,16 @@ fn per_page_guard_rejects_a_cut_far_beyond_the_samples() {
         let body = page.html.find("<body").expect("a body tag");
         let at = body + page.html[body..].find('>').expect("end of the body tag") + 1;
         let plain = extract_html(&page.html, ExtractorKind::Rules, None, &settings).unwrap();
-        // The end pattern before the first <p> at which the stretch keeps 35–65 % of the
-        // unlearned words.
-        let cut = page.html[at..].match_indices("<p").map(|(i, _)| at + i).find_map(|p| {
+        // The begin pattern before the last <p> at which the stretch keeps 35–65 % of the
+        // unlearned words (the end pattern closes the body: the text before the stretch goes).
+        let end = page.html.rfind("</body").expect("a closing body tag");
+        let starts: Vec<usize> = page.html[at..end].match_indices("<p").map(|(i, _)| at + i).collect();
+        let cut = starts.into_iter().rev().find_map(|p| {
             let html = format!(
                 "{}<div class=\"guard-begin\"></div>{}<div class=\"guard-end\"></div>{}",
-                &page.html[..at],
-                &page.html[at..p],
-                &page.html[p..]
+                &page.html[..p],
+                &page.html[p..end],
+                &page.html[end..]
             );
             let ex = extract_html(&html, ExtractorKind::Rules, Some(model(None).view()), &settings).unwrap();
             let share = word_count(&ex) as f64 / word_count(&plain) as f64;
@@ -314,8 +316,9 @@ fn per_page_guard_rejects_a_cut_far_beyond_the_samples() {
 }
 
 /// A learned stretch that ends before the article does is evidence, not a veto: the blocks
-/// after it that the combiner keeps with probability `COMBINER_FIRM_KEEP` or more stay,
-/// the others outside it go.
+/// after it that the combiner keeps with probability `COMBINER_FIRM_KEEP` or more stay, and
+/// so do the article's own blocks after it (the container of the text kept inside the
+/// stretch goes on); the others outside it go.
 #[test]
 fn blocks_the_combiner_keeps_firmly_survive_a_stretch_that_ends_early() {
     use crate::extract::pipeline::{page_labels, ExtractSettings, ModelUse, COMBINER_FIRM_KEEP};
@@ -324,7 +327,7 @@ fn blocks_the_combiner_keeps_firmly_survive_a_stretch_that_ends_early() {
     let Some(pages) = freepressokc_pages(3) else { return };
     let settings = ExtractSettings { language: Some("English".into()), ..ExtractSettings::default() };
     let model = guard_model(Some(0.6));
-    let (mut firm, mut dropped) = (0, 0);
+    let (mut firm, mut continued, mut dropped) = (0, 0, 0);
     for page in &pages {
         let body = page.html.find("<body").expect("a body tag");
         let at = body + page.html[body..].find('>').expect("end of the body tag") + 1;
@@ -354,6 +357,7 @@ fn blocks_the_combiner_keeps_firmly_survive_a_stretch_that_ends_early() {
             {
                 continue;
             }
+            let continues = crate::extract::pipeline::article_continues(&blocks, &plain.labels, &range);
             // The trace names the stretch and the stage of each block outside it.
             assert_eq!(learned.trace.stretch.as_ref().map(|s| s.blocks.clone()), Some(range.clone()));
             for i in outside {
@@ -363,6 +367,10 @@ fn blocks_the_combiner_keeps_firmly_survive_a_stretch_that_ends_early() {
                     assert!(learned.labels[i].is_good(), "{}: {text:?} kept at p {p}", page.url);
                     assert_eq!(stage, Stage::FirmKeep, "{text:?}");
                     firm += 1;
+                } else if continues[i] {
+                    assert!(learned.labels[i].is_good(), "{}: {text:?} in the article after the end", page.url);
+                    assert_eq!(stage, Stage::ArticleContinues, "{text:?}");
+                    continued += 1;
                 } else {
                     assert!(!learned.labels[i].is_good(), "{}: {text:?} at p {p} outside the stretch", page.url);
                     assert_eq!(stage, Stage::OutsideStretch, "{text:?}");
@@ -373,6 +381,7 @@ fn blocks_the_combiner_keeps_firmly_survive_a_stretch_that_ends_early() {
         }
     }
     assert!(firm >= 2, "{firm} firmly kept blocks outside the stretch ({dropped} dropped)");
+    assert!(continued >= 1, "{continued} blocks of the article kept after the end ({dropped} dropped)");
 }
 
 /// A model whose one template runs from `<div class="guard-begin"></div>` to

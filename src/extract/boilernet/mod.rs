@@ -14,13 +14,12 @@
 //! other extractor labels and is scored the same way. A block's tag path is the path of its
 //! first text node (inline tags included).
 //!
-//! Modules: [`features`] (vocabularies, sparse block vectors), [`labels`] (block labels from
+//! Modules: [`features`] (vocabularies, sparse block vectors), [`crate::train::labels`] (block labels from
 //! the gold by the CleanEval word alignment), [`model`] (the network, save/load), [`crate::train::boilernet`]
 //! (loading the sets, the training loop with per-epoch validation), [`extractor`].
 
 pub mod extractor;
 pub mod features;
-pub mod labels;
 pub mod model;
 
 pub use extractor::{model_for, BoilerNetExtractor, BoilernetConfig};
@@ -35,9 +34,6 @@ pub enum BoilernetError {
     /// The model file's header is not a BoilerNet header.
     #[error("not a BoilerNet model: {0}")]
     Model(String),
-    /// Loading a set failed.
-    #[error(transparent)]
-    Data(#[from] crate::eval::dataset::DatasetError),
     /// Nothing to train on.
     #[error("no labelled training pages in {0}")]
     NoData(String),

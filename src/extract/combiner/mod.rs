@@ -361,27 +361,4 @@ mod tests {
         let err = CombinerModel::load(std::path::Path::new("/nonexistent/combiner.json")).unwrap_err();
         assert!(err.to_string().contains("/nonexistent/combiner.json"), "{err}");
     }
-
-    /// The shipped model and the cross-validation files come from one training run: the same
-    /// sets and parameters, the shipped model fitted on every labelled block, fold `k`'s model
-    /// on all but fold `k`'s (so the folds' training blocks sum to four times the shipped
-    /// model's).
-    #[test]
-    fn the_shipped_model_is_trained_on_every_fold() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models/combiner-cv");
-        let shipped = shipped().expect("shipped model");
-        let p = &shipped.provenance;
-        assert!(p["held_out_fold"].is_null(), "the shipped model holds out fold {}", p["held_out_fold"]);
-        let all = p["training_blocks"].as_u64().expect("training_blocks");
-        let mut folds_sum = 0;
-        for k in 0..crate::eval::dataset::SITE_FOLDS {
-            let fold = CombinerModel::load(&dir.join(format!("fold-{k}.json"))).expect("fold model loads");
-            let q = &fold.provenance;
-            assert_eq!(q["held_out_fold"].as_u64(), Some(k as u64));
-            assert_eq!((&q["sets"], &q["params"], &q["page_power"]), (&p["sets"], &p["params"], &p["page_power"]));
-            assert_eq!(q["snippet_power"], p["snippet_power"]);
-            folds_sum += q["training_blocks"].as_u64().expect("training_blocks");
-        }
-        assert_eq!(folds_sum, (crate::eval::dataset::SITE_FOLDS as u64 - 1) * all);
-    }
 }

@@ -1,4 +1,4 @@
-//! Block labels from the sets' gold, for training and validating BoilerNet. The principal
+//! Block labels from the sets' gold, for training and validating BoilerNet and the combiner. The principal
 //! function is [`gold_labels`]: the page's block words are aligned with the gold words by the
 //! CleanEval word alignment that `webcorpus eval` scores with ([`matching_blocks`], difflib's
 //! matching blocks without autojunk), and a block is content when more than half of its words
