@@ -14,7 +14,6 @@
 //! through Redis and fetches only the hosts of its partitions.
 
 pub mod address;
-pub mod admission;
 pub mod committer;
 pub mod dispatch;
 pub mod fetch;

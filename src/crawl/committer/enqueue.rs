@@ -6,7 +6,7 @@
 //! worker's frontier, or forwarded (a cluster crawl's partition streams).
 
 use super::Committer;
-use crate::crawl::admission::{admit, AdmissionRules, Admitted, UrlOrigin};
+use crate::crawl::frontier::admission::{admit, AdmissionRules, Admitted, UrlOrigin};
 use crate::crawl::frontier::NewUrl;
 use crate::crawl::robots::{RobotsEntry, RobotsStatus};
 use crate::crawl::CrawlError;

@@ -1,5 +1,5 @@
 //! The frontier's backends: where a URL goes once the admission rule
-//! ([`crate::crawl::admission`]) took it, who owns which host, and how a crawl starts and
+//! ([`admission`]) took it, who owns which host, and how a crawl starts and
 //! ends around them (ARCHITECTURE.md, "The crawl engine" and "Scale-out").
 //!
 //! The engine ([`crate::crawl::run`]) is written once against three seams:
@@ -18,6 +18,7 @@
 //! worker's, the crawl is over when the frontier is empty. The Redis backend of a crawl on
 //! several machines is [`crate::cluster::worker`].
 
+pub mod admission;
 pub mod local;
 
 use crate::crawl::messages::{CommitMsg, Event};
