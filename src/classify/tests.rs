@@ -134,7 +134,8 @@ fn one_pass_counts_equal_the_per_phrase_scans_on_real_pages() {
     use crate::html::{segment, Document};
     let Some(modern) = set("modern2026-dev") else { return };
     let mut totals = [0usize; 5];
-    for (i, page) in modern.pages.iter().enumerate() {
+    // Every other page (the reference scans are slow; half the set exercises every counter).
+    for (i, page) in modern.pages.iter().enumerate().step_by(2) {
         let html = modern.read_html(page).expect("the page reads");
         let doc = Document::parse(&html);
         let blocks = segment(&doc);
@@ -167,6 +168,7 @@ fn one_pass_counts_equal_the_per_phrase_scans_on_real_pages() {
             totals[4] += legal;
         }
     }
-    eprintln!("{} pages; page cues, title cues, prices, dates, legal terms found: {totals:?}", modern.pages.len());
+    let pages = modern.pages.len().div_ceil(2);
+    eprintln!("{pages} pages; page cues, title cues, prices, dates, legal terms found: {totals:?}");
     assert!(totals.iter().all(|&t| t > 1000), "the pages exercise every counter: {totals:?}");
 }
