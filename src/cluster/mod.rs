@@ -67,6 +67,9 @@ pub enum ClusterError {
     /// An option that a cluster worker does not support.
     #[error("{0} is not supported in a cluster crawl")]
     Unsupported(&'static str),
+    /// The worker was asked to queue or start before it joined the crawl.
+    #[error("the worker has not joined the cluster crawl")]
+    NotJoined,
 }
 
 impl ClusterError {

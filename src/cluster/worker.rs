@@ -16,8 +16,9 @@
 use super::task::{run_membership, run_reader, ClusterChannels};
 use super::{partition_of, ClusterConfig, ClusterError, ClusterLink, Ownership, RemoteUrl, StreamRef, WorkerStatus};
 use crate::crawl::frontier::{
-    forget_queue, read_seeds, CrawlMode, FrontierBackend, Membership, ModeChannels, ModeParts, NewUrl, WorkerFigures,
+    forget_queue, CrawlMode, FrontierBackend, Membership, ModeChannels, ModeParts, NewUrl, WorkerFigures,
 };
+use crate::crawl::seeds::read_seeds;
 use crate::crawl::shutdown::{Shutdown, StopReason};
 use crate::crawl::CrawlError;
 use crate::store::{CrawlState, UrlKind};
@@ -54,7 +55,7 @@ impl ClusterMode {
     }
 
     fn link(&self) -> Result<&ClusterLink, CrawlError> {
-        self.link.as_ref().ok_or_else(|| CrawlError::Committer("the cluster mode was not joined".into()))
+        self.link.as_ref().ok_or_else(|| ClusterError::NotJoined.into())
     }
 }
 
@@ -153,6 +154,7 @@ impl CrawlMode for ClusterMode {
             membership: Box::new(membership),
             tasks: vec![loops, reader],
             end_within: self.cfg.timeout,
+            late: "the cluster's Redis did not answer at the end; the leases lapse after [cluster] timeout",
         })
     }
 }

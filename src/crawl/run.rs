@@ -114,7 +114,7 @@ pub async fn run_with<M: CrawlMode>(opts: CrawlOptions, mut mode: M) -> Result<C
         shutdown: shutdown.clone(),
         quit: quit_rx,
     };
-    let ModeParts { frontier, membership, tasks, end_within } = mode.start(channels).await?;
+    let ModeParts { frontier, membership, tasks, end_within, late } = mode.start(channels).await?;
     let log_path = cfg.crawl.state_dir.join("onion.log");
     let sink = CorpusSink::open(&cfg.dedup, format, writer, warc, &log_path, state.hash_log_len()?)?;
     let committer =
@@ -180,7 +180,7 @@ pub async fn run_with<M: CrawlMode>(opts: CrawlOptions, mut mode: M) -> Result<C
         let abort = task.abort_handle();
         if tokio::time::timeout(end_within, task).await.is_err() {
             abort.abort();
-            eprintln!("warning: the frontier's backend did not answer at the end; the crawl's state is committed");
+            eprintln!("warning: {late}");
         }
     }
     committed?;

@@ -78,6 +78,7 @@ impl CrawlMode for LocalMode {
             membership: Box::new(LocalMembership),
             tasks: Vec::new(),
             end_within: Duration::ZERO,
+            late: "",
         })
     }
 }

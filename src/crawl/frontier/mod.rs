@@ -96,7 +96,7 @@ pub struct WorkerFigures {
     pub idle: bool,
     /// Hosts this worker holds.
     pub hosts: u64,
-    /// Pages fetched, records and paragraphs written (the whole crawl in this state).
+    /// Pages fetched (the whole crawl in this state).
     pub fetched: u64,
     /// Records written.
     pub records: u64,
@@ -146,6 +146,8 @@ pub struct ModeParts {
     pub tasks: Vec<tokio::task::JoinHandle<()>>,
     /// How long the tasks may take to end once the stages are done.
     pub end_within: Duration,
+    /// The warning printed when they do not (they are aborted; the state is committed).
+    pub late: &'static str,
 }
 
 /// How a crawl runs: on one machine ([`LocalMode`]) or as one worker of several
@@ -157,7 +159,7 @@ pub trait CrawlMode {
     /// # Errors
     /// The mode's (a cluster that cannot be joined, an option it does not support).
     fn join(&mut self, state: &CrawlState, refresh: bool) -> impl Future<Output = Result<(), CrawlError>> + Send;
-    /// Queue the seeds of `path` (see [`read_seeds`]).
+    /// Queue the seeds of `path` (see [`crate::crawl::seeds::read_seeds`]).
     ///
     /// # Errors
     /// An unusable seeds file, the store's, the backend's.
@@ -188,5 +190,3 @@ pub fn forget_queue(state: &CrawlState, batch: &mut StateBatch, host: &str) -> R
     }
     Ok(entries.len() as u64)
 }
-
-pub use crate::crawl::seeds::read_seeds;
