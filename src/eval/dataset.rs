@@ -103,8 +103,25 @@ impl GoldPage {
     }
 }
 
-/// The shared sets whose gold counts the headline as main text ([`Dataset::gold_has_headline`]).
+/// The shared sets whose gold counts the headline as main text ([`Dataset::convention`]).
 pub const HEADLINE_IN_GOLD: &[&str] = &["cleaneval", "cleanportaleval", "l3s-gn1"];
+/// The shared sets whose gold counts the comments below an article as main text
+/// ([`Dataset::convention`]): CleanEval's annotators kept blog and forum comments.
+pub const COMMENTS_IN_GOLD: &[&str] = &["cleaneval"];
+
+/// What a set's gold text counts as main text besides the article's body, so that `eval`
+/// scores an extraction by the set's own convention (a record's `text` is the body alone; the
+/// headline and the comments are fields of their own).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct GoldConvention {
+    /// The page's headline, scored before the text.
+    pub headline: bool,
+    /// The comments below the article (the `comments` field, [`ExtractSettings::comments`]),
+    /// scored after the text.
+    ///
+    /// [`ExtractSettings::comments`]: crate::extract::ExtractSettings::comments
+    pub comments: bool,
+}
 
 /// One evaluation set: its name (the directory name), directory and pages in file order.
 #[derive(Debug, Clone)]
@@ -134,12 +151,16 @@ impl Dataset {
         Ok(Dataset { name, dir: dir.to_path_buf(), pages })
     }
 
-    /// Whether the set's gold text counts the page's headline as main text, so that `eval`
-    /// scores an extraction's headline before its text: true for CleanEval, CleanPortalEval
-    /// and L3S-GN1 (their annotators marked the headline as content), false for the others
-    /// (modern2026's gold `main_content` and trafilatura's snippets leave it to the metadata).
-    pub fn gold_has_headline(&self) -> bool {
-        HEADLINE_IN_GOLD.contains(&self.name.as_str())
+    /// The set's gold convention. The headline counts for CleanEval, CleanPortalEval and
+    /// L3S-GN1 (their annotators marked it as content), not for the others (modern2026's gold
+    /// `main_content` and trafilatura's snippets leave it to the metadata); the comments below
+    /// an article count for CleanEval only (L3S-GN1 labels them apart; CleanPortalEval's
+    /// portals have none; modern2026's gold leaves them out of articles).
+    pub fn convention(&self) -> GoldConvention {
+        GoldConvention {
+            headline: HEADLINE_IN_GOLD.contains(&self.name.as_str()),
+            comments: COMMENTS_IN_GOLD.contains(&self.name.as_str()),
+        }
     }
 
     /// Keep only the first `n` pages.

@@ -16,7 +16,7 @@
 //! page that cannot be read counts as empty output and as a discard, never as a failure.
 
 use crate::domain::{learn, DomainModel, LearnParams, SamplePage};
-use crate::eval::dataset::{site_fold, Dataset, GoldPage};
+use crate::eval::dataset::{site_fold, Dataset, GoldConvention, GoldPage};
 use crate::eval::metrics::{
     alignment_scores, bag_of_words_prf, shingle_counts, snippet_counts, visible_text, words, CharsKept, Prf,
     ShingleCounts,
@@ -209,7 +209,7 @@ pub fn evaluate_set(set: &Dataset, opts: &EvalOptions) -> SetReport {
                 let out = opts.outputs.as_deref().map(|dir| output_path(dir, v, &set.name, &page.id));
                 match &html {
                     Ok(html) => {
-                        extract_and_score(page, html, v.kind, model, settings, set.gold_has_headline(), out.as_deref())
+                        extract_and_score(page, html, v.kind, model, settings, set.convention(), out.as_deref())
                     }
                     Err(e) => discarded(page, e.to_string(), model.is_some()),
                 }
@@ -228,15 +228,19 @@ pub fn evaluate_set(set: &Dataset, opts: &EvalOptions) -> SetReport {
 }
 
 /// The text of `ex` that is scored against the gold: its main content, after its headline
-/// when `with_headline` (the set's gold counts the headline as main text,
-/// [`crate::eval::dataset::Dataset::gold_has_headline`]).
-pub fn scored_text(ex: &crate::extract::pipeline::PageExtraction, with_headline: bool) -> String {
+/// and before its comments where the set's gold counts them as main text
+/// ([`crate::eval::dataset::Dataset::convention`]; the comments are in `ex` only when they
+/// were asked for).
+pub fn scored_text(ex: &crate::extract::pipeline::PageExtraction, convention: GoldConvention) -> String {
+    let headline = ex.headline.as_deref().filter(|_| convention.headline);
+    let comments = ex.comments.as_deref().filter(|_| convention.comments);
     let text = join_paragraphs(&ex.paragraphs);
-    match (&ex.headline, with_headline) {
-        (Some(h), true) if text.is_empty() => h.clone(),
-        (Some(h), true) => format!("{h}\n\n{text}"),
-        _ => text,
-    }
+    [headline, Some(text.as_str()), comments]
+        .into_iter()
+        .flatten()
+        .filter(|t| !t.is_empty())
+        .collect::<Vec<_>>()
+        .join("\n\n")
 }
 
 /// A page with no output: every measure scored against the empty string.
@@ -326,16 +330,21 @@ fn extract_and_score(
     kind: ExtractorKind,
     model: Option<&DomainModel>,
     settings: &ExtractSettings,
-    with_headline: bool,
+    convention: GoldConvention,
     out: Option<&Path>,
 ) -> PageResult {
     let start = ThreadClock::now();
-    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        extract_html(html, kind, model.map(DomainModel::view), settings)
-    }));
+    let result =
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match convention.comments && !settings.comments {
+            true => {
+                let settings = ExtractSettings { comments: true, ..settings.clone() };
+                extract_html(html, kind, model.map(DomainModel::view), &settings)
+            }
+            false => extract_html(html, kind, model.map(DomainModel::view), settings),
+        }));
     let secs = start.elapsed_secs();
     let (output, error) = match result {
-        Ok(Ok(ex)) => (scored_text(&ex, with_headline), None),
+        Ok(Ok(ex)) => (scored_text(&ex, convention), None),
         Ok(Err(e)) => (String::new(), Some(e.to_string())),
         Err(_) => (String::new(), Some(format!("{kind} panicked"))),
     };

@@ -455,6 +455,9 @@ pub struct ContentRoot {
     in_boilerplate: Vec<bool>,
     /// Per element: in a comment section or comment below an article (part of rule 1).
     in_comments: Vec<bool>,
+    /// Per block: in a comment thread recognised by its signatures below an article (part of
+    /// rule 1, [`thread::thread_blocks`]).
+    in_thread: Vec<bool>,
     /// Per element: in a cookie-consent box (part of rule 1, [`ContentRoot::in_consent`]).
     in_consent: Vec<bool>,
     /// Per element: inside the root (rule 2).
@@ -532,6 +535,12 @@ impl ContentRoot {
         }
         let article_with_comments = voted_words.saturating_sub(comment_words) >= COMMENT_ARTICLE_WORDS;
         let in_comments: Vec<bool> = in_comment.iter().map(|&c| c && article_with_comments).collect();
+        let mut in_thread = thread::thread_blocks(blocks);
+        let outside_thread: usize =
+            blocks.iter().zip(voted).zip(&in_thread).filter(|((_, &v), &t)| v && !t).map(|((b, _), _)| b.words).sum();
+        if outside_thread < COMMENT_ARTICLE_WORDS {
+            in_thread.iter_mut().for_each(|t| *t = false);
+        }
         let in_consent = consent_boxes(&nodes, blocks, &block_node);
         let mut in_boilerplate = vec![false; nodes.len()];
         for (i, info) in nodes.iter().enumerate() {
@@ -592,6 +601,7 @@ impl ContentRoot {
             root,
             in_boilerplate,
             in_comments,
+            in_thread,
             in_consent,
             in_root,
             in_content,
@@ -615,7 +625,7 @@ impl ContentRoot {
     /// True when block `i` sits in a comment section or comment below an article: not main
     /// text (a page that is all comments, a thread, keeps them).
     pub fn in_comments(&self, i: usize) -> bool {
-        self.flag(&self.in_comments, i)
+        self.flag(&self.in_comments, i) || self.in_thread.get(i).copied().unwrap_or(false)
     }
 
     /// True when block `i` sits in a cookie-consent box: an element marked so (a class/id word
@@ -740,6 +750,7 @@ impl ContentRoot {
             .enumerate()
             .map(|(i, block)| {
                 let keep = !root.in_boilerplate(i)
+                    && !root.in_comments(i)
                     && !root.in_consent(i)
                     && root.in_root(i)
                     && (voted[i]
@@ -786,3 +797,4 @@ mod decisions;
 mod tail;
 #[cfg(test)]
 mod tests;
+pub mod thread;

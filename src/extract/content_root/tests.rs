@@ -472,3 +472,28 @@ fn comments_come_apart_from_the_text_and_only_on_request() {
     assert_eq!(asked.paragraphs, plain.paragraphs, "the text does not change");
     assert!(asked.comments.as_deref().is_some_and(|c| c.contains(comment)), "{:?}", asked.comments);
 }
+
+/// Comment threads the markup does not mark (the comments in the article's own `<p
+/// class="story">`, each signed "Posted by NAME on DATE … Report this comment") go to
+/// `comments` by their signatures; a food-recall list of "Use By" dates is not a thread.
+#[test]
+fn unmarked_comment_threads_are_told_by_their_signatures() {
+    let extract = |set: &str, id: &str| {
+        let set = test_set(set)?;
+        let page = set.pages.iter().find(|p| p.id == id).expect("page in the set");
+        let html = set.read_html(page).expect("readable page");
+        let settings = ExtractSettings { comments: true, ..ExtractSettings::default() };
+        let ex = extract_html(&html, ExtractorKind::Default, None, &settings).expect("extraction");
+        let text = ex.paragraphs.iter().map(|p| p.text.as_str()).collect::<Vec<_>>().join(" ");
+        Some((text, ex.comments.unwrap_or_default()))
+    };
+    let Some((text, comments)) = extract("l3s-gn1", "f5a46a81-efdc-4daf-9990-94ae378f2611") else { return };
+    assert!(text.contains("Portsmouth manager Harry Redknapp has denied speculation"), "{text}");
+    assert!(text.contains("could turn to former Tottenham manger Martin Jol"), "{text}");
+    assert!(!text.contains("Posted by"), "{text}");
+    assert!(comments.contains("Posted by Idealist on January 10, 2008 5:58 PM"), "{comments}");
+    assert!(comments.contains("Expect an announcement soon"), "{comments}");
+    let Some((text, comments)) = extract("cleaneval", "final-430") else { return };
+    assert!(text.contains("Use By"), "{text}");
+    assert!(comments.is_empty(), "{comments}");
+}
