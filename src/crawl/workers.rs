@@ -16,6 +16,7 @@ use crate::html::sniff::{binary_kind, unreadable_share, MAX_UNREADABLE_SHARE};
 use crate::html::{decode_html, links::extract_links, segment, Document};
 use crate::model::Block;
 use crate::store::{CrawlState, SampledPage, UrlKind};
+use crate::write::warc::HttpExchange;
 use crossbeam_channel::{Receiver, Sender};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -80,7 +81,10 @@ pub fn spawn_workers(
 /// Do one item; drain jobs send all but their last message through `commit` themselves.
 fn work(ctx: &WorkerContext, item: WorkItem, commit: &Sender<CommitMsg>) -> CommitMsg {
     match item {
-        WorkItem::Page { host, ticket, entry, page, mode, exchanges, delay_ms } => {
+        WorkItem::Page { host, ticket, entry, page, mode, mut exchanges, delay_ms } => {
+            // The WARC records' blocks are deflated here, on a worker, so that the committer
+            // only compresses their headers.
+            exchanges.iter_mut().for_each(HttpExchange::prepare);
             let work = catch_unwind(AssertUnwindSafe(|| match entry.kind {
                 UrlKind::Page => {
                     page_work(ctx, &page.body, page.content_type.as_deref(), &page.final_url, mode, entry.depth == 0)

@@ -31,6 +31,9 @@ use std::time::SystemTime;
 use serde::{Deserialize, Serialize};
 use sha1::{Digest, Sha1};
 
+mod member;
+pub use member::PreparedBlock;
+
 /// `[warc]`: WARC output of the crawl.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -115,6 +118,29 @@ pub struct HttpExchange {
     pub body: Vec<u8>,
     /// Set when `body` is not the whole payload.
     pub truncated: Option<Truncation>,
+    /// The response record's block, deflated ahead by [`HttpExchange::prepare`] off the
+    /// writer's thread; `None`: [`WarcWriter::write_exchange`] deflates it.
+    pub prepared: Option<PreparedBlock>,
+}
+
+impl HttpExchange {
+    /// The response record's block: the response head with the stored payload's
+    /// `Content-Length`, the empty line and the payload.
+    fn response_block(&self) -> Vec<u8> {
+        let mut block = Vec::with_capacity(self.response_head.len() + self.body.len() + 64);
+        block.extend_from_slice(&self.response_head);
+        block.extend_from_slice(format!("Content-Length: {}\r\n\r\n", self.body.len()).as_bytes());
+        block.extend_from_slice(&self.body);
+        block
+    }
+
+    /// Deflate and digest the response record's block now (a worker thread calls this), so
+    /// that writing the record only compresses its header. The record's bytes are the same.
+    pub fn prepare(&mut self) {
+        if self.prepared.is_none() {
+            self.prepared = Some(PreparedBlock::new(&self.response_block(), &self.body));
+        }
+    }
 }
 
 /// Where a response record is: its id, file name and the offset of its gzip member.
@@ -218,10 +244,10 @@ impl WarcWriter {
         self.rotate_if_full()?;
         let date = humantime::format_rfc3339_seconds(exchange.started).to_string();
         let response_id = record_id();
-        let mut block = Vec::with_capacity(exchange.response_head.len() + exchange.body.len() + 64);
-        block.extend_from_slice(&exchange.response_head);
-        block.extend_from_slice(format!("Content-Length: {}\r\n\r\n", exchange.body.len()).as_bytes());
-        block.extend_from_slice(&exchange.body);
+        let prepared = match &exchange.prepared {
+            Some(p) => std::borrow::Cow::Borrowed(p),
+            None => std::borrow::Cow::Owned(PreparedBlock::new(&exchange.response_block(), &exchange.body)),
+        };
         let ip = exchange.ip.map(|ip| ip.to_string());
         let warcinfo = self.current.as_ref().and_then(|f| f.warcinfo_id.clone());
         let mut fields = vec![
@@ -232,11 +258,12 @@ impl WarcWriter {
         ];
         fields.extend(ip.clone().map(|ip| ("WARC-IP-Address", ip)));
         fields.extend(warcinfo.clone().map(|id| ("WARC-Warcinfo-ID", id)));
-        fields.push(("WARC-Payload-Digest", sha1_base32(&exchange.body)));
-        fields.push(("WARC-Block-Digest", sha1_base32(&block)));
+        fields.push(("WARC-Payload-Digest", prepared.payload_digest.clone()));
+        fields.push(("WARC-Block-Digest", prepared.block_digest.clone()));
         fields.extend(exchange.truncated.map(|t| ("WARC-Truncated", t.value().to_string())));
         fields.push(("Content-Type", "application/http; msgtype=response".to_string()));
-        let offset = self.append(&fields, &block)?;
+        let head = record_head(&fields, prepared.block_len);
+        let offset = self.write_member(&member::member(&head, &prepared))?;
         let mut fields = vec![
             ("WARC-Type", "request".to_string()),
             ("WARC-Record-ID", record_id()),
@@ -316,23 +343,17 @@ impl WarcWriter {
 
     /// Write one record as its own gzip member; returns the member's offset.
     fn append(&mut self, fields: &[(&str, String)], block: &[u8]) -> Result<u64, WarcError> {
-        let mut raw = Vec::with_capacity(block.len() + 512);
-        raw.extend_from_slice(b"WARC/1.1\r\n");
-        for (name, value) in fields {
-            raw.extend_from_slice(name.as_bytes());
-            raw.extend_from_slice(b": ");
-            raw.extend_from_slice(value.as_bytes());
-            raw.extend_from_slice(b"\r\n");
-        }
-        raw.extend_from_slice(format!("Content-Length: {}\r\n\r\n", block.len()).as_bytes());
+        let mut raw = record_head(fields, block.len());
         raw.extend_from_slice(block);
-        raw.extend_from_slice(b"\r\n\r\n");
-        let mut gz = flate2::write::GzEncoder::new(Vec::with_capacity(raw.len() / 3), flate2::Compression::default());
-        gz.write_all(&raw).expect("writing to memory");
-        let member = gz.finish().expect("writing to memory");
+        raw.extend_from_slice(member::RECORD_END);
+        self.write_member(&member::whole_member(&raw))
+    }
+
+    /// Append one gzip member to the current file; returns its offset.
+    fn write_member(&mut self, member: &[u8]) -> Result<u64, WarcError> {
         let f = self.current.as_mut().expect("a file is open after rotate_if_full");
         let offset = f.len;
-        f.file.write_all(&member).map_err(|source| WarcError::Io {
+        f.file.write_all(member).map_err(|source| WarcError::Io {
             path: self.dir.join(&f.name),
             op: "write",
             source,
@@ -340,6 +361,21 @@ impl WarcWriter {
         f.len += member.len() as u64;
         Ok(offset)
     }
+}
+
+/// A record's header: the `WARC/1.1` line, `fields`, `Content-Length` of a block of
+/// `block_len` bytes and the empty line.
+fn record_head(fields: &[(&str, String)], block_len: usize) -> Vec<u8> {
+    let mut raw = Vec::with_capacity(512);
+    raw.extend_from_slice(b"WARC/1.1\r\n");
+    for (name, value) in fields {
+        raw.extend_from_slice(name.as_bytes());
+        raw.extend_from_slice(b": ");
+        raw.extend_from_slice(value.as_bytes());
+        raw.extend_from_slice(b"\r\n");
+    }
+    raw.extend_from_slice(format!("Content-Length: {block_len}\r\n\r\n").as_bytes());
+    raw
 }
 
 /// The serial number of a file this writer names with `prefix`, or `None` for other files.
@@ -374,6 +410,7 @@ mod tests {
             response_head: b"HTTP/1.1 200 OK\r\ncontent-type: text/html\r\n".to_vec(),
             body: body.to_vec(),
             truncated: None,
+            prepared: None,
         }
     }
 
@@ -391,6 +428,31 @@ mod tests {
     fn digest_is_base32_sha1() {
         // SHA-1("abc") = a9993e36 4706816a ba3e2571 7850c26c 9cd0d89d (FIPS 180-2, appendix A).
         assert_eq!(sha1_base32(b"abc"), "sha1:VGMT4NSHA2AWVOR6EVYXQUGCNSONBWE5");
+    }
+
+    /// An exchange whose block a worker deflated ahead is written as the same records, each
+    /// its own readable member.
+    #[test]
+    fn a_prepared_exchange_writes_the_same_records() {
+        let body: Vec<u8> = (0..5_000).flat_map(|i| format!("<p>paragraph {i}</p>").into_bytes()).collect();
+        let written = |prepare: bool| {
+            let dir = tempfile::tempdir().unwrap();
+            let mut w = WarcWriter::open(dir.path(), &WarcConfig::default(), info(), None).unwrap();
+            let mut x = exchange(&body);
+            x.started = SystemTime::UNIX_EPOCH;
+            if prepare {
+                x.prepare();
+            }
+            let at = w.write_exchange(&x).unwrap();
+            let path = dir.path().join(&at.file);
+            let bytes = std::fs::read(&path).unwrap();
+            let mut one = String::new();
+            flate2::read::GzDecoder::new(&bytes[at.offset as usize..]).read_to_string(&mut one).unwrap();
+            assert!(one.starts_with("WARC/1.1\r\nWARC-Type: response") && one.ends_with("</p>\r\n\r\n"));
+            let ids = ["WARC-Record-ID", "WARC-Concurrent-To", "WARC-Warcinfo-ID", "WARC-Filename", "WARC-Date: 2"];
+            records(&path).lines().filter(|l| !ids.iter().any(|k| l.starts_with(k))).collect::<Vec<_>>().join("\n")
+        };
+        assert_eq!(written(true), written(false));
     }
 
     #[test]

@@ -89,6 +89,7 @@ impl Pending {
             response_head: self.response_head,
             body,
             truncated,
+            prepared: None,
         }
     }
 }
