@@ -3,6 +3,12 @@
 //! time; WARC/1.0 and 1.1, ISO 28500) through the `warc` crate and hands each HTML response to a
 //! callback as a [`WarcPage`]. Other records are counted by reason ([`Skip`]).
 //!
+//! WARC files come from third parties, so memory is bounded whatever they hold: a record's
+//! header block may take [`MAX_HEADER_BYTES`] at most (the `warc` crate reads header lines
+//! without a limit; [`HeaderGuard`] gives it one), and a block is read only when its declared
+//! length is at most [`MAX_BLOCK_BYTES`]; a longer one is streamed past and counted as
+//! [`Skip::TooLarge`], as is a payload that decodes to more than [`MAX_PAYLOAD_BYTES`].
+//!
 //! A `response` record's block is the HTTP response as received: status line, headers, body.
 //! The headers are parsed with `httparse`; a body still in `Transfer-Encoding: chunked` is
 //! de-chunked, one in gzip or deflate `Content-Encoding` is decoded (others are skipped), and
@@ -10,12 +16,18 @@
 
 use flate2::read::{MultiGzDecoder, ZlibDecoder};
 use std::collections::BTreeMap;
-use std::io::{BufReader, Read};
+use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use warc::{RecordType, WarcHeader, WarcReader};
 
 /// The most bytes a decoded payload may have; larger ones are skipped as [`Skip::TooLarge`].
 pub const MAX_PAYLOAD_BYTES: u64 = 50 * 1024 * 1024;
+/// The most bytes of a `response` record's block (HTTP head and payload as stored) that are
+/// read; a record declaring more is streamed past as [`Skip::TooLarge`].
+pub const MAX_BLOCK_BYTES: u64 = MAX_PAYLOAD_BYTES + 1024 * 1024;
+/// The most bytes of one record's header block (the `WARC/1.1` line and the named fields);
+/// more is a malformed file ([`WarcInputError::Record`]).
+pub const MAX_HEADER_BYTES: usize = 1024 * 1024;
 
 /// One HTML response of a WARC file.
 #[derive(Debug, Clone)]
@@ -123,7 +135,7 @@ pub fn read_warc(path: &Path, on_page: impl FnMut(WarcPage)) -> Result<WarcCount
 pub fn read_warc_with_progress(
     path: &Path,
     progress: Option<&indicatif::ProgressBar>,
-    mut on_page: impl FnMut(WarcPage),
+    on_page: impl FnMut(WarcPage),
 ) -> Result<WarcCounts, WarcInputError> {
     let file = std::fs::File::open(path).map_err(|source| WarcInputError::Open { path: path.into(), source })?;
     let file: Box<dyn Read> = match progress {
@@ -135,14 +147,26 @@ pub fn read_warc_with_progress(
     } else {
         Box::new(file)
     };
+    read_warc_from(path, reader, on_page)
+}
+
+/// [`read_warc`] on the (decompressed) bytes of `reader`; `path` names the file in errors.
+fn read_warc_from(
+    path: &Path,
+    reader: impl Read,
+    mut on_page: impl FnMut(WarcPage),
+) -> Result<WarcCounts, WarcInputError> {
     let mut counts = WarcCounts::default();
-    for record in WarcReader::new(BufReader::with_capacity(1 << 16, reader)).iter_records() {
+    let error = |counts: &WarcCounts, message: String| WarcInputError::Record {
+        path: path.into(),
+        record: counts.records,
+        message,
+    };
+    let mut warc = WarcReader::new(HeaderGuard::new(BufReader::with_capacity(1 << 16, reader)));
+    let mut records = warc.stream_records();
+    while let Some(record) = records.next_item() {
         counts.records += 1;
-        let record = record.map_err(|e| WarcInputError::Record {
-            path: path.into(),
-            record: counts.records,
-            message: e.to_string(),
-        })?;
+        let mut record = record.map_err(|e| error(&counts, with_source(&e)))?;
         if *record.warc_type() != RecordType::Response {
             *counts.skipped.entry(Skip::NotResponse).or_default() += 1;
             continue;
@@ -153,16 +177,94 @@ pub fn read_warc_with_progress(
             .header(WarcHeader::TargetURI)
             .map(|u| u.trim().trim_start_matches('<').trim_end_matches('>').to_string())
             .unwrap_or_default();
-        match http_page(record.body()) {
+        let date = record.header(WarcHeader::Date).map(|d| d.trim().to_string());
+        let record_id = record.warc_id().to_string();
+        let declared = record.content_length();
+        if declared > MAX_BLOCK_BYTES {
+            // Streamed past by the next `next_item`, never held.
+            *counts.skipped.entry(Skip::TooLarge).or_default() += 1;
+            continue;
+        }
+        let mut block = Vec::with_capacity(declared as usize);
+        record.read_to_end(&mut block).map_err(|e| error(&counts, e.to_string()))?;
+        match http_page(&block) {
             Ok((status, content_type, body)) => {
                 counts.pages += 1;
-                let date = record.header(WarcHeader::Date).map(|d| d.trim().to_string());
-                on_page(WarcPage { url, record_id: record.warc_id().to_string(), date, status, content_type, body });
+                on_page(WarcPage { url, record_id, date, status, content_type, body });
             }
             Err(skip) => *counts.skipped.entry(skip).or_default() += 1,
         }
     }
     Ok(counts)
+}
+
+/// `e`'s message followed by its source's (the `warc` crate's read errors name only their
+/// kind).
+fn with_source(e: &dyn std::error::Error) -> String {
+    match e.source() {
+        Some(source) => format!("{e} {source}"),
+        None => e.to_string(),
+    }
+}
+
+/// A buffered reader that bounds what the `warc` crate's header parsing may hold: its
+/// `read_until` (which the crate uses for header lines only) fails once the lines read since
+/// the last plain `read` (a block's bytes) pass [`MAX_HEADER_BYTES`].
+pub struct HeaderGuard<R> {
+    inner: R,
+    /// Bytes handed out by `read_until` since the last `read`.
+    header_bytes: usize,
+}
+
+impl<R> HeaderGuard<R> {
+    /// Guard `inner`.
+    pub fn new(inner: R) -> HeaderGuard<R> {
+        HeaderGuard { inner, header_bytes: 0 }
+    }
+}
+
+impl<R: BufRead> Read for HeaderGuard<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.header_bytes = 0;
+        self.inner.read(buf)
+    }
+}
+
+impl<R: BufRead> BufRead for HeaderGuard<R> {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        self.inner.fill_buf()
+    }
+
+    fn consume(&mut self, amount: usize) {
+        self.inner.consume(amount);
+    }
+
+    fn read_until(&mut self, byte: u8, buf: &mut Vec<u8>) -> std::io::Result<usize> {
+        let mut read = 0;
+        loop {
+            let available = self.inner.fill_buf()?;
+            if available.is_empty() {
+                return Ok(read);
+            }
+            let (found, used) = match available.iter().position(|&b| b == byte) {
+                Some(i) => (true, i + 1),
+                None => (false, available.len()),
+            };
+            if self.header_bytes + used > MAX_HEADER_BYTES {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    format!("a record's header is longer than {MAX_HEADER_BYTES} bytes"),
+                ));
+            }
+            buf.extend_from_slice(&available[..used]);
+            self.inner.consume(used);
+            self.header_bytes += used;
+            read += used;
+            if found {
+                return Ok(read);
+            }
+        }
+    }
 }
 
 /// Status, content type and decoded payload of an HTTP response block with an HTML 2xx
@@ -251,6 +353,50 @@ mod tests {
         assert_eq!(http_page(b"HTTP/1.1 200 OK\r\nContent-Type: image/png\r\n\r\n").unwrap_err(), Skip::NotHtml);
         assert_eq!(http_page(b"HTTP/1.1 200 OK\r\nContent-Encoding: br\r\n\r\nx").unwrap_err(), Skip::BadEncoding);
         assert_eq!(http_page(b"<html>not http").unwrap_err(), Skip::NotHttp);
+    }
+
+    fn record(kind: &str, block: &[u8], declared: u64) -> Vec<u8> {
+        let head = format!(
+            "WARC/1.1\r\nWARC-Type: {kind}\r\nWARC-Record-ID: <urn:uuid:{}>\r\nWARC-Date: 2026-01-01T00:00:00Z\r\n\
+             WARC-Target-URI: http://example.org/\r\nContent-Length: {declared}\r\n\r\n",
+            uuid::Uuid::new_v4()
+        );
+        [head.as_bytes(), block, b"\r\n\r\n"].concat()
+    }
+
+    fn read(bytes: impl Read) -> Result<WarcCounts, WarcInputError> {
+        read_warc_from(Path::new("test.warc"), bytes, |_| {})
+    }
+
+    const PAGE: &[u8] = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<p>hello</p>";
+
+    /// A file from a stranger cannot make the reader hold more than a bounded record: an
+    /// endless header line and an endless run of header lines are errors after
+    /// MAX_HEADER_BYTES, a block declared over MAX_BLOCK_BYTES is streamed past (the records
+    /// after it are read), and one declaring more than the file holds ends the file with an
+    /// error, not an allocation of its claim.
+    #[test]
+    fn a_hostile_file_is_read_in_bounded_memory() {
+        let endless_line = std::io::repeat(b'a');
+        let e = read(endless_line).unwrap_err().to_string();
+        assert!(e.contains("header is longer than"), "{e}");
+        let endless_lines = b"WARC/1.1\r\n".iter().copied().chain(std::iter::repeat(*b"X-A: b\r\n").flatten());
+        let e = read(std::io::Cursor::new(endless_lines.take(3 * MAX_HEADER_BYTES).collect::<Vec<u8>>())).unwrap_err();
+        assert!(e.to_string().contains("header is longer than"), "{e}");
+
+        let over = MAX_BLOCK_BYTES + 10 * 1024 * 1024;
+        let big_block = std::io::repeat(0).take(over);
+        let head = record("response", b"", over);
+        let head = &head[..head.len() - 4];
+        let tail = [b"\r\n\r\n".as_slice(), &record("response", PAGE, PAGE.len() as u64)].concat();
+        let counts = read(head.chain(big_block).chain(&tail[..])).expect("read past the large record");
+        assert_eq!((counts.records, counts.pages), (2, 1));
+        assert_eq!(counts.skipped.get(&Skip::TooLarge), Some(&1));
+
+        // Streamed past, the claim runs into the end of the file: an error at the next record.
+        let claim = record("response", PAGE, 2_147_483_648);
+        let e = read(&claim[..]).unwrap_err();
+        assert!(matches!(e, WarcInputError::Record { record: 2, .. }), "{e}");
     }
 
     #[test]
