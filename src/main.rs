@@ -130,6 +130,7 @@ fn crawl(args: CrawlArgs) -> Result<u8> {
     // The file's values with the flags on top, checked as one.
     config.validate(Path::new(&format!("{} and the command line", args.config.display())))?;
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting tokio")?;
+    let example_seeds = args.seeds.ends_with("seeds/example.txt");
     let summary = match config.cluster.enabled() {
         true => {
             let (cluster, state_dir) = (config.cluster.clone(), config.crawl.state_dir.clone());
@@ -145,7 +146,14 @@ fn crawl(args: CrawlArgs) -> Result<u8> {
     let c = &summary.counters;
     let outcome = match &summary.stopped {
         Some(reason) => format!("{reason}; run the same command again to resume"),
-        None if summary.exit_code() != 0 => "crawl finished, but every host was given up".to_string(),
+        None if summary.exit_code() != 0 => format!(
+            "crawl finished, but every host was given up: none could be reached (the warnings above say why){}",
+            if example_seeds {
+                "; the example seeds' sites are served by scripts/serve-sites.sh: start it first (README, \"Quick start\")"
+            } else {
+                ""
+            }
+        ),
         None => "crawl finished".to_string(),
     };
     println!(

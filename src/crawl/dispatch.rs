@@ -309,10 +309,29 @@ impl<F: Fetch> Dispatcher<F> {
         Ok(stopping)
     }
 
-    /// True when nothing is queued, due, in flight or uncommitted; dry hosts are told so.
+    /// True when nothing is queued, due, in flight or uncommitted; dry hosts are told so. When
+    /// the only hosts left are unreachable ([`HostRuntime::unreachable`]), they are given up
+    /// for this run (a later run tries them again) and the crawl ends.
     fn done(&mut self) -> bool {
-        if !self.due.is_empty() || self.in_flight > 0 || self.outstanding > 0 || !self.overflow.is_empty() {
+        if self.in_flight > 0 || self.outstanding > 0 || !self.overflow.is_empty() {
             return false;
+        }
+        if !self.due.is_empty() {
+            if !self.only_unreachable_left() {
+                return false;
+            }
+            for idx in 0..self.hosts.len() {
+                if self.hosts[idx].schedulable() {
+                    let h = &self.hosts[idx];
+                    eprintln!(
+                        "warning: host {}: robots.txt could not be fetched ({} tries, last: {}); \
+                         every other host is done, so it is given up for this run (run the same command again to retry it)",
+                        h.host, h.robots_failures.0, h.robots_failures.1
+                    );
+                    self.give_up(idx);
+                }
+            }
+            self.due.clear();
         }
         for idx in 0..self.hosts.len() {
             self.check_dry(idx);
@@ -320,6 +339,12 @@ impl<F: Fetch> Dispatcher<F> {
         // A cluster worker with nothing to do goes on until the whole crawl is done: links
         // may still come from the other workers.
         self.membership.crawl_done()
+    }
+
+    /// True when every host that still wants a request is unreachable (and there is one).
+    fn only_unreachable_left(&self) -> bool {
+        let mut waiting = self.hosts.iter().filter(|h| h.schedulable()).peekable();
+        waiting.peek().is_some() && waiting.all(HostRuntime::unreachable)
     }
 
     /// True when this worker has nothing due, in flight or uncommitted.
@@ -571,6 +596,7 @@ impl<F: Fetch> Dispatcher<F> {
         let entry = RobotsEntry::from_fetch(result.ok(), now_ms());
         if entry.status == RobotsStatus::DisallowAll {
             h.politeness.record_robots_failure(t);
+            h.robots_failures = (h.robots_failures.0 + 1, why.clone());
             let since = *h.robots_failing_since.get_or_insert(t);
             if t.saturating_duration_since(since) >= self.cfg.politeness.robots_give_up {
                 eprintln!(
@@ -585,6 +611,7 @@ impl<F: Fetch> Dispatcher<F> {
             return;
         }
         h.robots_failing_since = None;
+        h.robots_failures = (0, String::new());
         let policy = entry.policy(&self.cfg.ua_token);
         h.politeness.record_response(t, response_time, status.unwrap_or(200), None, policy.crawl_delay());
         h.robots = Some((entry.clone(), policy));

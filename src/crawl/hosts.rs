@@ -24,6 +24,8 @@ pub struct HostRuntime {
     pub robots: Option<(RobotsEntry, RobotsPolicy)>,
     /// Since when robots.txt has failed without a break (`None`: it has not).
     pub robots_failing_since: Option<std::time::Instant>,
+    /// robots.txt failures in a row in this run, and the last one's reason.
+    pub robots_failures: (u32, String),
     /// A request is in flight.
     pub in_flight: bool,
     /// The frontier may have entries beyond the window.
@@ -59,6 +61,7 @@ impl HostRuntime {
             politeness,
             robots: None,
             robots_failing_since: None,
+            robots_failures: (0, String::new()),
             in_flight: false,
             has_work: true,
             window: VecDeque::new(),
@@ -82,6 +85,12 @@ impl HostRuntime {
             && (self.robots.is_none() || !self.window.is_empty() || self.has_work)
     }
 
+    /// True when the host could not be reached in this run: its robots.txt failed
+    /// [`UNREACHABLE_AFTER`] times in a row and none is in hand.
+    pub fn unreachable(&self) -> bool {
+        self.robots.is_none() && self.robots_failures.0 >= UNREACHABLE_AFTER
+    }
+
     /// True when the host has nothing queued, nothing in flight and nothing uncommitted.
     pub fn idle(&self) -> bool {
         (self.dead || self.moved || (!self.has_work && self.window.is_empty()))
@@ -89,6 +98,11 @@ impl HostRuntime {
             && self.outstanding == 0
     }
 }
+
+/// robots.txt failures in a row (a first try and one retry) after which a host counts as
+/// unreachable ([`HostRuntime::unreachable`]): once every other host is done, the crawl gives
+/// it up for the run instead of retrying it until `[politeness] robots_give_up`.
+pub const UNREACHABLE_AFTER: u32 = 2;
 
 /// Hosts by due time (earliest first). Entries may be stale; the caller re-checks.
 #[derive(Default)]
@@ -118,6 +132,11 @@ impl DueQueue {
     /// Number of entries.
     pub fn len(&self) -> usize {
         self.heap.len()
+    }
+
+    /// Forget every entry.
+    pub fn clear(&mut self) {
+        self.heap.clear();
     }
 
     /// True when no host is waiting.

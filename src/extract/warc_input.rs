@@ -27,7 +27,7 @@ pub const MAX_PAYLOAD_BYTES: u64 = 50 * 1024 * 1024;
 pub const MAX_BLOCK_BYTES: u64 = MAX_PAYLOAD_BYTES + 1024 * 1024;
 /// The most bytes of one record's header block (the `WARC/1.1` line and the named fields);
 /// more is a malformed file ([`WarcInputError::Record`]).
-pub const MAX_HEADER_BYTES: usize = 1024 * 1024;
+pub const MAX_HEADER_BYTES: usize = 64 * 1024;
 
 /// One HTML response of a WARC file.
 #[derive(Debug, Clone)]

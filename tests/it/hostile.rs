@@ -385,3 +385,37 @@ fn seeds_from_standard_input() {
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(crawl.records().iter().any(|r| r.text.contains("opening hours")));
 }
+
+/// A crawl that ends (issue 52): a host whose server refuses connections does not keep the
+/// crawl open until `robots_give_up` (here an hour): once the other host is done, it is given
+/// up for the run after its first try and one retry, and the crawl exits.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unreachable_host_does_not_keep_the_crawl_open() {
+    let server = HostileServer::start(routes(vec![
+        ("live.test", "/robots.txt", Route::bytes(404, "text/plain", Vec::new())),
+        ("live.test", "/", page(TEXT, &["/a"])),
+        (
+            "live.test",
+            "/a",
+            page(
+                "The harbour master said on Friday that the old pier will be closed for repairs until the spring, \
+                 because the storms of the last winter washed away part of the wooden deck and loosened the \
+                 iron railings that the fishermen rely on when they unload their boats in the early morning.",
+                &[],
+            ),
+        ),
+    ]));
+    // A port nothing listens on: every connection to it is refused.
+    let refused = std::net::TcpListener::bind("127.0.0.1:0").expect("bind").local_addr().expect("addr");
+    let crawl = Crawl::new("http://live.test/\nhttp://dead.test/\n");
+    let toml = crawl
+        .config(server.addr, &["live.test"], "")
+        .replace("robots_give_up = \"1s\"", "robots_give_up = \"1h\"")
+        .replace("[net.resolve]\n", &format!("[net.resolve]\n\"dead.test\" = \"{refused}\"\n"));
+    let started = Instant::now();
+    let summary = crawl.run(&toml).await;
+    assert!(started.elapsed() < Duration::from_secs(60), "ended after {:?}", started.elapsed());
+    assert_eq!((summary.hosts, summary.given_up), (2, 1), "{summary:?}");
+    assert_eq!(summary.exit_code(), 0, "one host was crawled");
+    assert_eq!(crawl.records().len(), 2, "both pages of the live host");
+}
