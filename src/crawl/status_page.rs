@@ -18,29 +18,103 @@ use std::path::PathBuf;
 
 pub use crate::config::parse_addr;
 
+/// Status clients served at once; a connection beyond them is closed as soon as it is
+/// accepted, so status clients never hold more of the crawl's file descriptors.
+pub const MAX_CONNECTIONS: usize = 16;
+/// A client has this long to send its request head.
+pub const HEADER_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+/// A connection is closed after this long, kept alive or not.
+pub const CONNECTION_LIFETIME: std::time::Duration = std::time::Duration::from_secs(30);
+/// After a failed `accept` (descriptors exhausted elsewhere in the process) the loop waits
+/// this long before the next one, instead of spinning.
+const ACCEPT_BACKOFF: std::time::Duration = std::time::Duration::from_millis(100);
+
 /// Start serving the status of the crawl whose state is `state_dir` on `addr`. Returns the
-/// bound address (port 0 picks a free one) and the server task (abort it to stop).
+/// bound address (port 0 picks a free one) and the server task (abort it to stop). On
+/// `127.0.0.1` the same port of `[::1]` is served too, when this machine has IPv6 (a browser
+/// may resolve `localhost` to either).
+///
+/// Bounded: at most [`MAX_CONNECTIONS`] clients at once, [`HEADER_TIMEOUT`] to send a request
+/// head, [`CONNECTION_LIFETIME`] per connection; a request whose `Host` names neither the bound
+/// address nor `localhost` is refused with 421 (a page elsewhere that rebinds its own name to
+/// this address cannot read the status).
 ///
 /// # Errors
 /// The address cannot be bound.
 pub async fn serve(addr: SocketAddr, state_dir: PathBuf) -> std::io::Result<(SocketAddr, tokio::task::JoinHandle<()>)> {
     let listener = tokio::net::TcpListener::bind(addr).await?;
     let bound = listener.local_addr()?;
-    let task = tokio::spawn(async move {
-        loop {
-            let Ok((stream, _)) = listener.accept().await else { continue };
-            let dir = state_dir.clone();
-            tokio::spawn(async move {
-                let service = hyper::service::service_fn(move |req: hyper::Request<hyper::body::Incoming>| {
-                    let response = answer(req.method(), req.uri().path(), &dir);
-                    async move { Ok::<_, std::convert::Infallible>(response) }
-                });
-                let io = hyper_util::rt::TokioIo::new(stream);
-                let _ = hyper::server::conn::http1::Builder::new().serve_connection(io, service).await;
-            });
+    let mut listeners = vec![listener];
+    if bound.ip() == std::net::Ipv4Addr::LOCALHOST {
+        let v6 = SocketAddr::from((std::net::Ipv6Addr::LOCALHOST, bound.port()));
+        if let Ok(l) = tokio::net::TcpListener::bind(v6).await {
+            listeners.push(l);
         }
-    });
+    }
+    let permits = std::sync::Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
+    let mut tasks = tokio::task::JoinSet::new();
+    for listener in listeners {
+        tasks.spawn(accept_loop(listener, bound.port(), state_dir.clone(), permits.clone()));
+    }
+    let task = tokio::spawn(async move { while tasks.join_next().await.is_some() {} });
     Ok((bound, task))
+}
+
+/// Accept and serve connections of `listener` while permits last.
+async fn accept_loop(
+    listener: tokio::net::TcpListener,
+    port: u16,
+    state_dir: PathBuf,
+    permits: std::sync::Arc<tokio::sync::Semaphore>,
+) {
+    loop {
+        let stream = match listener.accept().await {
+            Ok((stream, _)) => stream,
+            Err(_) => {
+                tokio::time::sleep(ACCEPT_BACKOFF).await;
+                continue;
+            }
+        };
+        // Over the cap the connection is closed at once (its client may try again).
+        let Ok(permit) = permits.clone().try_acquire_owned() else { continue };
+        let dir = state_dir.clone();
+        tokio::spawn(async move {
+            let service = hyper::service::service_fn(move |req: hyper::Request<hyper::body::Incoming>| {
+                let host = req.headers().get(hyper::header::HOST).and_then(|h| h.to_str().ok());
+                let response = match host.is_none_or(|h| host_allowed(h, port)) {
+                    true => answer(req.method(), req.uri().path(), &dir),
+                    false => response(
+                        421,
+                        "text/plain; charset=utf-8",
+                        "this server answers only for its own address\n".into(),
+                    ),
+                };
+                async move { Ok::<_, std::convert::Infallible>(response) }
+            });
+            let io = hyper_util::rt::TokioIo::new(stream);
+            let conn = hyper::server::conn::http1::Builder::new()
+                .timer(hyper_util::rt::TokioTimer::new())
+                .header_read_timeout(HEADER_TIMEOUT)
+                .serve_connection(io, service);
+            let _ = tokio::time::timeout(CONNECTION_LIFETIME, conn).await;
+            drop(permit);
+        });
+    }
+}
+
+/// True when a request's `Host` names this server: `localhost`, `127.0.0.1`, `[::1]` or
+/// another IP literal, with this `port` or none (a DNS name other than `localhost` is refused:
+/// that is what a rebinding page sends).
+pub fn host_allowed(host: &str, port: u16) -> bool {
+    let (name, host_port) = match host.rsplit_once(':') {
+        Some((name, p)) if !name.is_empty() && (!name.contains(':') || name.ends_with(']')) => (name, Some(p)),
+        _ => (host, None),
+    };
+    if host_port.is_some_and(|p| p != port.to_string()) {
+        return false;
+    }
+    let bare = name.trim_start_matches('[').trim_end_matches(']');
+    name.eq_ignore_ascii_case("localhost") || bare.parse::<std::net::IpAddr>().is_ok()
 }
 
 type Body = http_body_util::Full<bytes::Bytes>;
@@ -179,6 +253,16 @@ pub fn render(snap: &StatusSnapshot) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_hosts_that_name_this_server_are_answered() {
+        for ok in ["127.0.0.1:8090", "localhost:8090", "LOCALHOST", "[::1]:8090", "192.168.1.5:8090", "[::1]"] {
+            assert!(host_allowed(ok, 8090), "{ok}");
+        }
+        for refused in ["evil.example:8090", "evil.example", "127.0.0.1:80", "localhost.evil.example:8090", ""] {
+            assert!(!host_allowed(refused, 8090), "{refused}");
+        }
+    }
 
     #[test]
     fn addresses_default_to_loopback() {

@@ -112,3 +112,66 @@ fn the_status_page_answers_while_a_crawl_runs_and_its_json_matches_stats() {
     assert!(crawl.wait().unwrap().success());
     assert!(http(&addr, "GET", "/").is_none(), "the page stops with the crawl");
 }
+
+fn open_fds() -> usize {
+    std::fs::read_dir("/proc/self/fd").map(|d| d.count()).unwrap_or(0)
+}
+
+/// The status server cannot be starved or read from elsewhere (issue 52): 200 clients that
+/// connect and send nothing hold at most MAX_CONNECTIONS of its descriptors and are cut after
+/// the header timeout, after which a real request is answered; a `Host` that names another
+/// site (DNS rebinding) gets 421; `[::1]` is served beside `127.0.0.1`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_status_server_is_bounded_and_answers_only_for_itself() {
+    use webcorpus::crawl::status_page::{serve, HEADER_TIMEOUT, MAX_CONNECTIONS};
+    let dir = tempfile::tempdir().unwrap();
+    let (addr, task) = serve("127.0.0.1:0".parse().unwrap(), dir.path().to_path_buf()).await.expect("bind");
+    let request = move |host: String| {
+        tokio::task::spawn_blocking(move || {
+            let mut s = TcpStream::connect(addr).ok()?;
+            s.set_read_timeout(Some(Duration::from_secs(30))).ok()?;
+            write!(s, "GET /status.json HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n").ok()?;
+            let mut text = String::new();
+            s.read_to_string(&mut text).ok()?;
+            text.split_whitespace().nth(1)?.parse::<u16>().ok()
+        })
+    };
+    // No snapshot in an empty state directory: 503 is the server's own answer.
+    assert_eq!(request(addr.to_string()).await.unwrap(), Some(503));
+    assert_eq!(request(format!("localhost:{}", addr.port())).await.unwrap(), Some(503));
+    assert_eq!(request(format!("evil.example:{}", addr.port())).await.unwrap(), Some(421));
+
+    let before = open_fds();
+    let idle: Vec<TcpStream> = (0..200).filter_map(|_| TcpStream::connect(addr).ok()).collect();
+    assert_eq!(idle.len(), 200);
+    // The server accepts them in the background; it gives no event when it has.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let held = open_fds().saturating_sub(before + idle.len());
+    assert!(held <= MAX_CONNECTIONS + 4, "the server holds {held} descriptors for idle clients");
+    // The idle clients' slots free after the header timeout: a client that retries (a
+    // browser's reload) is answered then.
+    let started = Instant::now();
+    let mut answered = None;
+    while answered.is_none() && started.elapsed() < 4 * HEADER_TIMEOUT {
+        answered = request(addr.to_string()).await.unwrap();
+        if answered.is_none() {
+            // A reload's pace; the server gives no event for a slot coming free.
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+    assert_eq!(answered, Some(503), "answered despite the idle clients");
+    drop(idle);
+
+    let v6 = std::net::SocketAddr::from((std::net::Ipv6Addr::LOCALHOST, addr.port()));
+    if std::net::TcpListener::bind("[::1]:0").is_ok() {
+        let answered = tokio::task::spawn_blocking(move || {
+            let mut s = TcpStream::connect(v6).ok()?;
+            write!(s, "GET / HTTP/1.1\r\nHost: [::1]:{}\r\nConnection: close\r\n\r\n", v6.port()).ok()?;
+            let mut text = String::new();
+            s.read_to_string(&mut text).ok()?;
+            text.split_whitespace().nth(1)?.parse::<u16>().ok()
+        });
+        assert_eq!(answered.await.unwrap(), Some(503), "served on [::1] too");
+    }
+    task.abort();
+}
