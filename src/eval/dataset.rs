@@ -119,7 +119,7 @@ pub struct GoldConvention {
     /// The comments below the article (the `comments` field, [`ExtractSettings::comments`]),
     /// scored after the text.
     ///
-    /// [`ExtractSettings::comments`]: crate::extract::ExtractSettings::comments
+    /// [`ExtractSettings::comments`]: crate::extract::pipeline::ExtractSettings::comments
     pub comments: bool,
 }
 

@@ -25,11 +25,11 @@ pub fn level() -> Compression {
     Compression::default()
 }
 
-/// A record block deflated ahead of its record: the block followed by [`RECORD_END`], as a
-/// complete raw DEFLATE stream, with its CRC-32, its length and its SHA-1 digests.
+/// A record block deflated ahead of its record: the block followed by the record's closing
+/// `\r\n\r\n`, as a complete raw DEFLATE stream, with its CRC-32, its length and its SHA-1 digests.
 #[derive(Debug, Clone)]
 pub struct PreparedBlock {
-    /// The raw DEFLATE stream of the block and [`RECORD_END`] (final block last).
+    /// The raw DEFLATE stream of the block and the closing `\r\n\r\n` (final block last).
     deflate: Vec<u8>,
     /// CRC-32 of the uncompressed bytes.
     crc: Crc,
