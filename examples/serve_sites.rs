@@ -43,6 +43,17 @@ fn main() {
         eprintln!("nothing to serve: give --sites DIR and/or --cleanportaleval DIR");
         std::process::exit(2);
     }
+    // A port already taken (an earlier server still running) is the usual failure: say which
+    // and how to choose another, rather than panicking inside the server.
+    if let Err(e) = std::net::TcpListener::bind(&addr) {
+        eprintln!(
+            "error: cannot serve on {addr}: {e}\n\
+             Another program holds the port (an earlier scripts/serve-sites.sh still running?): stop it, or \
+             choose another address with SERVE_ADDR=127.0.0.1:PORT scripts/serve-sites.sh ... and point \
+             config.toml's [net.resolve] entries at the same address."
+        );
+        std::process::exit(1);
+    }
     let server = SiteServer::start(&addr, sites);
     println!("READY {}", server.addr);
     let mut seen = 0;

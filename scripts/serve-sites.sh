@@ -17,7 +17,8 @@ if [ ! -d "$shared/sites" ]; then
   exit 1
 fi
 cd "$repo"
-cargo build --release --quiet --example serve_sites
+# The build is shown: on a fresh clone it takes minutes (see the README's first-run note).
+cargo build --release --example serve_sites
 server="$repo/target/release/examples/serve_sites"
 if [ $# -eq 0 ]; then
   exec "$server" --addr "$addr" --sites "$shared/sites" ${SERVE_ARGS:-}

@@ -25,8 +25,9 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Crawl from seeds, learn each host's template, extract, deduplicate and write the
-    /// corpus. Run again with the same --state to resume. Exit status: 0 done, 1 error, 3 every
-    /// host given up, 75 stopped by the disk guard, 130/143 stopped by SIGINT/SIGTERM.
+    /// corpus. Run again with the same --state to resume. Exit status: 0 done, 1 error, 2 bad
+    /// command line, 3 every host given up (none could be reached), 69 a cluster worker lost
+    /// Redis, 75 stopped by the disk guard, 130/143 stopped by SIGINT/SIGTERM.
     Crawl(CrawlArgs),
     /// Extract main text from local HTML files (plain or .gz) and WARC files (.warc, .warc.gz);
     /// one JSON line per page.
@@ -419,7 +420,8 @@ pub struct ExportArgs {
     /// either way).
     #[arg(long)]
     pub headline: bool,
-    /// Keep only records in these languages (ISO 639-1 codes of `lang`, comma-separated).
+    /// Keep only records in these languages (ISO 639-1 codes of `lang`, comma-separated; an ISO
+    /// 639-3 code is read as its 639-1 form, `jpn` as `ja`; a language name is refused).
     #[arg(long, value_delimiter = ',')]
     pub lang: Vec<String>,
     /// Keep only these page types: article, other (comma-separated).

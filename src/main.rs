@@ -492,6 +492,11 @@ fn stats(args: StatsArgs) -> Result<()> {
             return Ok(());
         }
     };
+    if let Some(host) = &args.host {
+        if state.host(host)?.is_none() {
+            bail!("host {host} is not in the crawl state at {} (`stats` lists its hosts)", args.state.display());
+        }
+    }
     if args.json {
         println!("{}", webcorpus::crawl::stats::report_json(&state, args.host.as_deref())?);
         return Ok(());
@@ -500,9 +505,29 @@ fn stats(args: StatsArgs) -> Result<()> {
     Ok(())
 }
 
+/// An `--lang` value as the records' `lang` spells it: an ISO 639-1 code (`ja`), or an ISO
+/// 639-3 code with a 639-1 form (`jpn` gives `ja`); anything else (`japanese`) is refused.
+fn lang_code(value: &str) -> Result<String> {
+    let v = value.trim().to_ascii_lowercase();
+    if v.len() == 2 && v.chars().all(|c| c.is_ascii_lowercase()) {
+        return Ok(v);
+    }
+    if let Some(code) = isolang::Language::from_639_3(&v).and_then(|l| l.to_639_1()) {
+        return Ok(code.to_string());
+    }
+    if v.len() == 3 && isolang::Language::from_639_3(&v).is_some() {
+        return Ok(v);
+    }
+    bail!(
+        "--lang {value}: not a language code; give ISO 639-1 codes as the records' `lang` has them \
+         (ja, en, de; `stats` and the records show them)"
+    )
+}
+
 fn export(args: webcorpus::cli::ExportArgs) -> Result<()> {
     use webcorpus::write::export::{export, ExportFilter, ExportTarget};
-    let filter = ExportFilter { langs: args.lang, page_types: args.page_type, hosts: args.host };
+    let langs = args.lang.iter().map(|l| lang_code(l)).collect::<Result<Vec<_>>>()?;
+    let filter = ExportFilter { langs, page_types: args.page_type, hosts: args.host };
     let dir = (args.out.as_os_str() != "-").then_some(args.out);
     let target = ExportTarget {
         format: args.format,

@@ -18,6 +18,12 @@ pub enum UrlError {
         /// The `url` crate's parse error.
         source: url::ParseError,
     },
+    /// The line has no scheme (`example.org/news`): a URL needs `http://` or `https://`.
+    #[error("seed {line:?} has no scheme: write it as http://{line} (or https://)")]
+    NoScheme {
+        /// The seed text, comment and whitespace removed.
+        line: String,
+    },
     /// The URL parsed but is not crawlable: a scheme other than http/https, or no host.
     #[error("unsupported seed URL {url}: {reason}")]
     Unsupported {
@@ -157,7 +163,10 @@ pub fn parse_seed_line(line: &str) -> Result<Option<Url>, UrlError> {
     if text.is_empty() || text.starts_with('#') {
         return Ok(None);
     }
-    let url = Url::parse(text).map_err(|source| UrlError::Malformed { line: for_log(text).into_owned(), source })?;
+    let url = Url::parse(text).map_err(|source| match source {
+        url::ParseError::RelativeUrlWithoutBase => UrlError::NoScheme { line: for_log(text).into_owned() },
+        source => UrlError::Malformed { line: for_log(text).into_owned(), source },
+    })?;
     if !matches!(url.scheme(), "http" | "https") {
         return Err(UrlError::Unsupported { url: url.to_string(), reason: "only http and https URLs can be crawled" });
     }
@@ -271,8 +280,8 @@ mod tests {
         let frag = parse_seed_line("https://x.org/a#b").expect("valid").expect("a URL");
         assert_eq!(frag.as_str(), "https://x.org/a");
         let err = parse_seed_line("www.example.org").expect_err("no scheme");
-        assert!(matches!(err, UrlError::Malformed { .. }));
-        assert!(err.to_string().contains("www.example.org"));
+        assert!(matches!(err, UrlError::NoScheme { .. }));
+        assert!(err.to_string().contains("http://www.example.org"), "{err}");
         let err = parse_seed_line("ftp://example.org/").expect_err("ftp");
         assert!(matches!(err, UrlError::Unsupported { .. }));
         assert!(parse_seed_line("https://exa mple.org/").is_err());

@@ -61,12 +61,33 @@ async fn language_filter_yield_pruning_and_live_stats() {
     assert!(live["hosts"].as_array().unwrap().iter().any(|h| h["host"] == "hidemiyoshi.jp"));
     let text = std::process::Command::new(bin).args(["stats", "--state"]).arg(&state_dir).output().unwrap();
     assert!(text.status.success(), "stats after the crawl: {}", String::from_utf8_lossy(&text.stderr));
+    // A host the state does not hold is an error, not an empty report.
+    let nosuch =
+        std::process::Command::new(bin).args(["stats", "--host", "nosuch.example", "--state"]).arg(&state_dir).output();
+    let nosuch = nosuch.unwrap();
+    assert!(!nosuch.status.success() && String::from_utf8_lossy(&nosuch.stderr).contains("not in the crawl state"));
 
     // Only Japanese records; the others counted as wrong_language.
     let corpus = std::fs::read_to_string(tmp.path().join("corpus/corpus.jsonl")).unwrap();
     let records: Vec<Record> = corpus.lines().map(|l| Record::from_json(l).unwrap()).collect();
     assert!(records.len() >= 50, "{} records", records.len());
     assert!(records.iter().all(|r| r.lang.as_deref() == Some("ja")));
+    // `export --lang` takes the records' codes (and ISO 639-3 ones); a language name is refused.
+    let export = |lang: &str| {
+        std::process::Command::new(bin)
+            .arg("export")
+            .arg(tmp.path().join("corpus/corpus.jsonl"))
+            .args(["--lang", lang, "--out", "-"])
+            .output()
+            .unwrap()
+    };
+    let named = export("japanese");
+    assert!(!named.status.success() && String::from_utf8_lossy(&named.stderr).contains("not a language code"));
+    for code in ["ja", "jpn"] {
+        let out = export(code);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), records.len(), "--lang {code}");
+    }
     assert!(summary.counters.discards.get("wrong_language").copied().unwrap_or(0) >= 20, "{:?}", summary.counters);
 
     // Onion shingles Japanese by character: the excerpt of a post on the blog's day-archive
