@@ -346,18 +346,15 @@ fn check_record_schema(corpus: &str) {
     assert!(missing.is_empty(), "docs/corpus.md fields never in a record: {missing:?}");
 }
 
-/// The corpus loads as a table in pyarrow (what Hugging Face `datasets` reads JSONL with);
-/// skipped with a loud message when Python has no pyarrow, failed under CI (`.ci/run` installs
-/// it from PyPI).
+/// The corpus loads as a table in pyarrow (what Hugging Face `datasets` reads JSONL with;
+/// installed from PyPI when missing, [`support::python_module`]).
 fn load_with_pyarrow(corpus: &Path, records: usize) {
+    support::python_module("the JSONL load check", "pyarrow", "pyarrow");
     let script = "import sys, pyarrow.json as j; t = j.read_json(sys.argv[1]); print(t.num_rows)";
     match std::process::Command::new("python3").args(["-c", script]).arg(corpus).output() {
         Ok(out) if out.status.success() => {
             let rows: usize = String::from_utf8_lossy(&out.stdout).trim().parse().unwrap();
             assert_eq!(rows, records, "pyarrow reads every record");
-        }
-        Ok(out) if String::from_utf8_lossy(&out.stderr).contains("No module named 'pyarrow'") => {
-            support::missing_tool("the JSONL load check", "pyarrow", "python3 -m pip install pyarrow");
         }
         Ok(out) => panic!("pyarrow cannot read the corpus: {}", String::from_utf8_lossy(&out.stderr)),
         Err(e) => support::missing_tool("the JSONL load check", &format!("python3 ({e})"), "apt-get install python3"),

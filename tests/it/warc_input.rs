@@ -24,10 +24,7 @@ print(records, pages)
 #[test]
 fn warc_records_and_pages_match_warcio() {
     let Some(shared) = support::shared_dir("warc_records_and_pages_match_warcio") else { return };
-    if !Command::new("python3").args(["-c", "import warcio"]).status().is_ok_and(|s| s.success()) {
-        support::missing_tool("warc_records_and_pages_match_warcio", "warcio", "python3 -m pip install warcio");
-        return;
-    }
+    support::python_module("warc_records_and_pages_match_warcio", "warcio", "warcio");
     let mut files: Vec<_> = std::fs::read_dir(shared.join("sites/warc"))
         .expect("the shared WARC folder")
         .flatten()

@@ -25,14 +25,43 @@ pub fn shared_dir(test: &str) -> Option<PathBuf> {
     }
 }
 
-/// A tool `test` needs is missing: under CI (`CI` set) the test fails, elsewhere it is
-/// skipped with a loud line. `install` says how to get the tool.
+/// A tool `test` needs is missing: the test fails (a check that did not run never reports
+/// ok), saying how to get the tool (`install`).
 ///
 /// # Panics
-/// Under CI.
-pub fn missing_tool(test: &str, tool: &str, install: &str) {
-    assert!(std::env::var_os("CI").is_none(), "{test}: {tool} is missing, and CI runs every check ({install})");
-    eprintln!("\n*** SKIPPED {test}: {tool} is not installed ({install}) ***\n");
+/// Always.
+pub fn missing_tool(test: &str, tool: &str, install: &str) -> ! {
+    panic!("{test}: {tool} is missing, so this check cannot run; install it: {install}")
+}
+
+/// Make sure `python3` can import `module`, installing `package` from PyPI (`python3 -m pip
+/// install`, else `--user`) when it cannot; one documented step instead of a silent skip.
+///
+/// # Panics
+/// When there is no `python3` or the install fails ([`missing_tool`]).
+pub fn python_module(test: &str, module: &str, package: &str) {
+    let import = || {
+        std::process::Command::new("python3")
+            .args(["-c", &format!("import {module}")])
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    if import() {
+        return;
+    }
+    // Into the active environment (a virtualenv, pyenv), else into the user's site-packages
+    // (a system Python that refuses installs into itself).
+    for user in [&[][..], &["--user"][..]] {
+        let _ = std::process::Command::new("python3")
+            .args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check"])
+            .args(user)
+            .arg(package)
+            .status();
+        if import() {
+            return;
+        }
+    }
+    missing_tool(test, &format!("the Python module {module}"), &format!("python3 -m pip install {package}"));
 }
 
 /// The first `n` article pages of the shared Free Press site (`<slug>/index.html` over 20 kB),

@@ -13,11 +13,10 @@ pub struct RedisServer {
 }
 
 impl RedisServer {
-    /// Start one, or `None` (with a loud message) when `redis-server` is not installed.
+    /// Start one; the test fails when `redis-server` is not installed ([`super::missing_tool`]).
     pub fn start(test: &str) -> Option<RedisServer> {
         let Ok(path) = which("redis-server") else {
             super::missing_tool(test, "redis-server", "apt-get install redis-server");
-            return None;
         };
         let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
         let child = Command::new(path)

@@ -61,11 +61,8 @@ pub fn record_at(file: &Path, offset: u64) -> String {
 
 /// True when `python3 -c "import warcio"` works; prints a loud skip line for `test` otherwise.
 pub fn warcio_available(test: &str) -> bool {
-    let ok = Command::new("python3").args(["-c", "import warcio"]).status().is_ok_and(|s| s.success());
-    if !ok {
-        super::missing_tool(test, "warcio", "python3 -m pip install warcio");
-    }
-    ok
+    super::python_module(test, "warcio", "warcio");
+    true
 }
 
 /// `warcio check` of every file of `dir` (it must exit 0: digests and format valid) and the
