@@ -5,6 +5,7 @@
 #   scripts/bench-crawl.sh [HOSTS] [DELAY]      # defaults: 200 hosts, 1s
 #   scripts/bench-crawl.sh 1000 1s
 #   scripts/bench-crawl.sh --shared-sites       # the five real sites of ../shared/sites, delay 0
+#   scripts/bench-crawl.sh --shared-sites --vs-scrapy   # and Scrapy fetch-only on the same URLs
 #
 # Synthetic mode: HOSTS hosts h0001.bench.test ... with 20 HTML pages each, taken from the real
 # pages of ../shared/sites (host i uses real site i mod 5 and the next 20 of its pages, so hosts
@@ -14,7 +15,11 @@
 # the crawl uses a copy of config.toml whose [net.resolve] maps every host there, and
 # `crawl --min-delay DELAY --quiet` runs under `/usr/bin/time -v` (timeout BENCH_TIMEOUT, 600 s).
 # --shared-sites: nginx serves ../shared/sites by Host header, the hosts of config.toml's
-# [net.resolve] point to it, seeds are seeds/example.txt, `--min-delay 0s`.
+# [net.resolve] point to it, seeds are seeds/example.txt, `--min-delay 0s`. With --vs-scrapy,
+# scripts/scrapy_fetch.py then fetches every request of the crawl's access log with Scrapy
+# (16 in flight, BENCH_SCRAPY_PER_HOST per host: 1 by default, the crawl's own politeness;
+# no delay, no parsing), through the same nginx, and the crawl's
+# wall time is printed as a ratio of Scrapy's (the crawl parses, extracts, learns and writes).
 #
 # Measured (from nginx's access log: $msec = end of a request, $msec - $request_time = its start):
 #   wall time; ideal time = max over hosts of (requests to the host - 1) x DELAY; wall / ideal;
@@ -37,8 +42,8 @@
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
-shared=${WEBCORPUS_SHARED:-$repo/../shared}
-helper="$repo/scripts/bench_crawl.py"
+# shellcheck source=lib/common.sh
+. "$repo/scripts/lib/common.sh"
 timeout_s=${BENCH_TIMEOUT:-600}
 base_config=${BENCH_CONFIG:-$repo/config.toml}
 [ -f "$base_config" ] || { echo "error: config $base_config not found" >&2; exit 1; }
@@ -47,11 +52,13 @@ default_int=()
 if env --default-signal=INT true 2>/dev/null; then default_int=(env --default-signal=INT); fi
 
 mode=synthetic
+vs_scrapy=0
 if [ "${1:-}" = "--shared-sites" ]; then
   mode=shared
   hosts=0
   delay=0s
   shift
+  if [ "${1:-}" = "--vs-scrapy" ]; then vs_scrapy=1; shift; fi
 else
   hosts=${1:-200}
   delay=${2:-1s}
@@ -69,18 +76,8 @@ delay_arg=$(python3 -c 'import sys; ms = round(float(sys.argv[1]) * 1000); print
 
 [ -d "$shared/sites" ] || { echo "error: $shared/sites not found (set WEBCORPUS_SHARED)" >&2; exit 1; }
 
-if [ -z "${WEBCORPUS_BIN:-}" ]; then
-  cargo build --release --quiet
-fi
-bin=${WEBCORPUS_BIN:-target/release/webcorpus}
-[ -x "$bin" ] || { echo "error: crawler binary $bin not found or not executable" >&2; exit 1; }
-bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
+resolve_bin
 
-if ! command -v nginx >/dev/null 2>&1 && [ ! -x /usr/sbin/nginx ]; then
-  echo "nginx not found: installing it (apt-get install nginx)" >&2
-  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx >/dev/null
-fi
-nginx_bin=$(command -v nginx || echo /usr/sbin/nginx)
 if [ ! -x /usr/bin/time ]; then
   echo "/usr/bin/time not found: installing it (apt-get install time)" >&2
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq time >/dev/null
@@ -95,10 +92,7 @@ cleanup() {
     kill -TERM "$crawl_pid" 2>/dev/null || true
     wait "$crawl_pid" 2>/dev/null || true
   fi
-  if [ -n "$nginx_pid" ]; then
-    kill -TERM "$nginx_pid" 2>/dev/null || true
-    wait "$nginx_pid" 2>/dev/null || true
-  fi
+  stop_nginx
   if [ "${BENCH_KEEP:-0}" = 1 ]; then
     echo "work directory kept: $work" >&2
   else
@@ -122,32 +116,7 @@ else
 fi
 
 # --- nginx on a free loopback port (retry if another process takes the port first)
-mkdir -p "$work/nginx"
-port=
-for _ in 1 2 3 4 5; do
-  port=$(python3 "$helper" free-port)
-  nginx_args=(nginx-conf --prefix "$work/nginx" --port "$port" --root "$root")
-  [ "$mode" = shared ] && nginx_args+=(--shared)
-  python3 "$helper" "${nginx_args[@]}"
-  "$nginx_bin" -p "$work/nginx" -c "$work/nginx/nginx.conf" -e "$work/nginx/error.log" &
-  nginx_pid=$!
-  up=0
-  for _ in $(seq 1 50); do
-    if (: <"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then up=1; break; fi
-    kill -0 "$nginx_pid" 2>/dev/null || break
-    sleep 0.1
-  done
-  [ "$up" = 1 ] && break
-  kill -TERM "$nginx_pid" 2>/dev/null || true
-  wait "$nginx_pid" 2>/dev/null || true
-  nginx_pid=
-done
-if [ -z "$nginx_pid" ]; then
-  echo "error: nginx did not start:" >&2
-  cat "$work/nginx/error.log" >&2 || true
-  exit 1
-fi
-: >"$work/nginx/access.log" # only the crawl's requests
+if [ "$mode" = shared ]; then start_nginx "$work/nginx" "$root" --shared; else start_nginx "$work/nginx" "$root"; fi
 
 # --- crawl config: config.toml with [net.resolve] -> nginx
 cfg_args=(crawl-config --base "$base_config" --out "$work/config.toml" --addr "127.0.0.1:$port")
@@ -177,3 +146,18 @@ python3 "$helper" report --mode "crawl-$mode" --log "$work/nginx/access.log" --t
   --delay "$delay_s" --hosts "$hosts" --t-start "$t_start" --t-end "$t_end" \
   --state-bytes "${state_bytes:-0}" --corpus "$work/corpus/corpus.jsonl" --rc "$rc"
 [ "$rc" = 0 ] || exit 1
+if [ "$vs_scrapy" = 1 ]; then
+  cp "$work/nginx/access.log" "$work/crawl-access.log"
+  : >"$work/nginx/access.log"
+  scrapy=$(python3 "$repo/scripts/scrapy_fetch.py" --log "$work/crawl-access.log" --proxy "127.0.0.1:$port" \
+    --per-host "${BENCH_SCRAPY_PER_HOST:-1}")
+  python3 - "$scrapy" "$t_start" "$t_end" <<'PY'
+import json, sys
+s = json.loads(sys.argv[1])
+crawl = float(sys.argv[3]) - float(sys.argv[2])
+print(f"Scrapy fetch-only, same {s['requests']:,} URLs ({s['answered']:,} answered, {s['per_host']} per host): {s['wall_s']:.2f} s; "
+      f"crawl wall / Scrapy wall: {crawl / s['wall_s']:.2f} (target <= 0.6)")
+print(json.dumps({"bench": "crawl-vs-scrapy", "crawl_wall_s": round(crawl, 3),
+                  **{f"scrapy_{k}": v for k, v in s.items()}, "ratio": round(crawl / s["wall_s"], 3)}))
+PY
+fi

@@ -28,20 +28,15 @@
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
-shared=${WEBCORPUS_SHARED:-$repo/../shared}
-helper="$repo/scripts/bench_crawl.py"
+# shellcheck source=lib/common.sh
+. "$repo/scripts/lib/common.sh"
 mb=${BENCH_DEDUP_MB:-40}
 runs=${BENCH_RUNS:-5}
 case "$runs" in '' | *[!0-9]* | 0) echo "error: BENCH_RUNS must be a positive number, got '$runs'" >&2; exit 2 ;; esac
 timeout_s=${BENCH_TIMEOUT:-600}
 [ -d "$shared/data" ] || { echo "error: $shared/data not found (set WEBCORPUS_SHARED)" >&2; exit 1; }
 
-if [ -z "${WEBCORPUS_BIN:-}" ]; then
-  cargo build --release --quiet
-fi
-bin=${WEBCORPUS_BIN:-target/release/webcorpus}
-[ -x "$bin" ] || { echo "error: binary $bin not found or not executable" >&2; exit 1; }
-bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
+resolve_bin
 if [ ! -x /usr/bin/time ]; then
   echo "/usr/bin/time not found: installing it (apt-get install time)" >&2
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq time >/dev/null

@@ -6,8 +6,11 @@
 #   scripts/bench-frontier.sh            # N = 100000, then N = 1000000
 #   scripts/bench-frontier.sh N          # one run with N queued URLs
 #
-# A small Python server (scripts/bench_crawl.py frontier-server, 127.0.0.1, free port) is the
-# host frontier.bench.test: its seed page links ceil(N / 5000) hub pages, each hub links 5,000
+# nginx (BENCH_FRONTIER_SERVER=nginx, the default) serves the host frontier.bench.test from
+# files (scripts/bench_crawl.py frontier-files) and passes the leaves (/p/) to a small Python
+# server that holds them; with BENCH_FRONTIER_SERVER=python that server (bench_crawl.py
+# frontier-server, 127.0.0.1, free port) serves the whole host, slowly enough to hide a
+# committer that falls behind. The host: its seed page links ceil(N / 5000) hub pages, each hub links 5,000
 # unique leaf pages /p/<hub>/<j>.html, N leaves in all (hub pages of about 190 KB; 5,000 stays
 # below [crawl] max_links_per_page). The crawl (config.toml copy with
 # [net.resolve] to the server, --min-delay 0s, --max-pages-per-host N + hubs + 10, so every leaf
@@ -26,7 +29,7 @@
 # The peak depends on how the links are spread over pages (BENCH_FRONTIER_PER_HUB): compare runs
 # with the same value only.
 #
-# Environment: WEBCORPUS_BIN (default target/release/webcorpus, built with cargo when unset),
+# Environment: BENCH_FRONTIER_SERVER (nginx or python), WEBCORPUS_BIN (default target/release/webcorpus, built with cargo when unset),
 # BENCH_CONFIG (the config copied, default config.toml; an older binary may need the config of
 # its own version), BENCH_FRONTIER_PER_HUB (links per hub page, default 5000), BENCH_TIMEOUT
 # (seconds a run may wait for its hubs before it is interrupted anyway, default 600),
@@ -35,6 +38,10 @@ set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
 helper="$repo/scripts/bench_crawl.py"
+# shellcheck source=lib/nginx.sh
+. "$repo/scripts/lib/nginx.sh"
+server_kind=${BENCH_FRONTIER_SERVER:-nginx}
+case "$server_kind" in nginx | python) ;; *) echo "error: BENCH_FRONTIER_SERVER must be nginx or python" >&2; exit 2 ;; esac
 timeout_s=${BENCH_TIMEOUT:-600}
 per_hub=${BENCH_FRONTIER_PER_HUB:-5000}
 base_config=${BENCH_CONFIG:-$repo/config.toml}
@@ -63,6 +70,7 @@ server_pid=
 time_pid=
 sampler_pid=
 stop_server() {
+  stop_nginx
   if [ -n "$server_pid" ]; then
     kill -TERM "$server_pid" 2>/dev/null || true
     wait "$server_pid" 2>/dev/null || true
@@ -95,18 +103,25 @@ for n in "${sizes[@]}"; do
   run="$work/n$n"
   mkdir -p "$run"
   hubs=$(((n + per_hub - 1) / per_hub))
+  leaves_only=()
+  [ "$server_kind" = nginx ] && leaves_only=(--leaves-only)
   python3 "$helper" frontier-server --n "$n" --per-hub "$per_hub" --port-file "$run/port" \
-    --status "$run/status.json" --hold "$timeout_s" 2>"$run/server.log" &
+    --status "$run/status.json" --hold "$timeout_s" "${leaves_only[@]}" 2>"$run/server.log" &
   server_pid=$!
   for _ in $(seq 1 100); do [ -s "$run/port" ] && break; sleep 0.1; done
   [ -s "$run/port" ] || { echo "error: the frontier server did not start" >&2; cat "$run/server.log" >&2; exit 1; }
   port=$(cat "$run/port")
+  if [ "$server_kind" = nginx ]; then
+    python3 "$helper" frontier-files --root "$run/www/frontier.bench.test" --n "$n" --per-hub "$per_hub"
+    chmod -R a+rX "$run"
+    start_nginx "$run/nginx" "$run/www" --proxy-leaves "$port"
+  fi
   printf 'http://frontier.bench.test/\n' >"$run/seeds.txt"
   printf 'frontier.bench.test\n' >"$run/hosts.txt"
   python3 "$helper" crawl-config --base "$base_config" --out "$run/config.toml" \
     --addr "127.0.0.1:$port" --hosts-file "$run/hosts.txt"
   max_pages=$((n + hubs + 10))
-  echo "N=$n: $hubs hub pages x $per_hub links, server on 127.0.0.1:$port, --max-pages-per-host $max_pages" >&2
+  echo "N=$n: $hubs hub pages x $per_hub links, $server_kind on 127.0.0.1:$port, --max-pages-per-host $max_pages" >&2
 
   t0=$(now)
   /usr/bin/time -v -o "$run/time.txt" "${default_int[@]}" "$bin" crawl --seeds "$run/seeds.txt" --config "$run/config.toml" \
@@ -197,6 +212,11 @@ bc = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(bc)
 tv = bc.parse_time_v(f"{run}/time.txt")
 server = json.load(open(f"{run}/status.json"))
+try:  # nginx served the hubs: count them in its access log
+    server["hubs_served"] = len({l.split()[-1] for l in open(f"{run}/nginx/access.log")
+                                 if "/hub/" in l and l.split()[3] == "200"})
+except FileNotFoundError:
+    pass
 samples = []
 for line in open(f"{run}/rss.tsv", errors="replace"):
     p = line.split()

@@ -11,6 +11,7 @@ subcommand does one step:
   crawl-config ...                config.toml copy whose [net.resolve] maps the hosts to nginx
   report ...                      crawl measurements from the nginx access log and `time -v`
   frontier-server ...             HTTP server of one host linking N unique URLs (hub pages)
+  frontier-files ...              the same host's robots.txt, seed and hub pages as files (nginx)
   rss ...                         peak RSS etc. from a `time -v` file (frontier benchmark)
   dedup-corpus ...                JSONL corpus with duplicates built from the gold texts
 """
@@ -186,9 +187,19 @@ http {{
         # A directory without index.html: nginx says 403, site_server.rs 404.
         error_page 403 = @missing;
         location @missing {{ return 404; }}
+{extra}
     }}
 }}
 """
+
+# The frontier benchmark's leaves go to its Python server, which holds them (nginx-conf
+# --proxy-leaves PORT).
+LEAF_PROXY = """        location ^~ /p/ {{
+            proxy_pass http://127.0.0.1:{port};
+            proxy_http_version 1.1;
+            proxy_set_header Connection "";
+            proxy_read_timeout 3600s;
+        }}"""
 
 
 def cmd_nginx_conf(a):
@@ -207,8 +218,9 @@ def cmd_nginx_conf(a):
         root = f"{a.root}/$host"
     user = "user root root;     # master runs as root: keep workers able to read the private temp dir\n" \
         if os.geteuid() == 0 else ""
+    extra = LEAF_PROXY.format(port=a.proxy_leaves) if a.proxy_leaves else ""
     with open(os.path.join(a.prefix, "nginx.conf"), "w") as f:
-        f.write(NGINX_CONF.format(prefix=a.prefix, port=a.port, root=root, maps=maps, user=user))
+        f.write(NGINX_CONF.format(prefix=a.prefix, port=a.port, root=root, maps=maps, user=user, extra=extra))
 
 
 def cmd_crawl_config(a):
@@ -481,8 +493,7 @@ def frontier_handler(state, hold_s):
             m = re.fullmatch(r"/hub/(\d+)\.html", path)
             if m and int(m.group(1)) < state.hubs:
                 k = int(m.group(1))
-                lo, hi = k * state.per_hub, min(state.n, (k + 1) * state.per_hub)
-                links = "".join(f'<a href="/p/{k}/{j}.html">page {j}</a>\n' for j in range(lo, hi))
+                links = hub_links(k, state.n, state.per_hub)
                 with state.lock:
                     state.hubs_served.add(k)
                     state.write_status()
@@ -515,8 +526,29 @@ def page(title, body):
             f"<h1>{title}</h1><p>{text}</p>\n<ul>\n{body}</ul></body></html>\n").encode()
 
 
+def hub_links(k, n, per_hub):
+    lo, hi = k * per_hub, min(n, (k + 1) * per_hub)
+    return "".join(f'<a href="/p/{k}/{j}.html">page {j}</a>\n' for j in range(lo, hi))
+
+
+def cmd_frontier_files(a):
+    """The frontier benchmark's host as static files for nginx: robots.txt, the seed, the hubs."""
+    hubs = (a.n + a.per_hub - 1) // a.per_hub
+    os.makedirs(os.path.join(a.root, "hub"), exist_ok=True)
+    with open(os.path.join(a.root, "robots.txt"), "w") as f:
+        f.write("User-agent: *\nAllow: /\n")
+    links = "".join(f'<li><a href="/hub/{k}.html">hub {k}</a></li>\n' for k in range(hubs))
+    with open(os.path.join(a.root, "index.html"), "wb") as f:
+        f.write(page("Frontier benchmark", links))
+    for k in range(hubs):
+        with open(os.path.join(a.root, "hub", f"{k}.html"), "wb") as f:
+            f.write(page(f"Hub {k}", hub_links(k, a.n, a.per_hub)))
+
+
 def cmd_frontier_server(a):
     state = FrontierState(a.n, a.per_hub, a.status)
+    if a.leaves_only:
+        state.hubs_served = set(range(state.hubs))  # nginx serves them; every leaf is held
     state.write_status()
 
     class Server(http.server.ThreadingHTTPServer):
@@ -631,7 +663,13 @@ def main():
     s.add_argument("--port", type=int, required=True)
     s.add_argument("--root", required=True, help="directory holding one document root per host")
     s.add_argument("--shared", action="store_true", help="the five real sites (paraguayos.org alias)")
+    s.add_argument("--proxy-leaves", type=int, help="send /p/ to this 127.0.0.1 port (frontier benchmark)")
     s.set_defaults(f=cmd_nginx_conf)
+    s = sub.add_parser("frontier-files")
+    s.add_argument("--root", required=True, help="document root of frontier.bench.test")
+    s.add_argument("--n", type=int, required=True)
+    s.add_argument("--per-hub", type=int, required=True)
+    s.set_defaults(f=cmd_frontier_files)
     s = sub.add_parser("crawl-config")
     s.add_argument("--base", required=True)
     s.add_argument("--out", required=True)
@@ -656,6 +694,8 @@ def main():
     s.add_argument("--port-file", required=True)
     s.add_argument("--status", required=True)
     s.add_argument("--hold", type=float, default=600.0, help="seconds a leaf request is held")
+    s.add_argument("--leaves-only", action="store_true",
+                   help="nginx serves the hubs (frontier-files): hold every leaf request")
     s.set_defaults(f=cmd_frontier_server)
     s = sub.add_parser("rss")
     s.add_argument("--time", required=True)

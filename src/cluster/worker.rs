@@ -308,6 +308,9 @@ impl Membership for ClusterMembership {
     }
 }
 
+/// Queued URLs forgotten per store batch at a worker's start (two writes each).
+const FORGET_PER_BATCH: usize = 4_096;
+
 /// At the start of a cluster worker: forget everything of the hosts of the partitions not in
 /// `kept` (partitions held without a break since the last run): queued URLs and the pages
 /// waiting for a model, with their seen marks. Their stream entries are still pending: the
@@ -323,7 +326,16 @@ pub fn forget_unowned(state: &CrawlState, link: &ClusterLink, kept: &[u32]) -> R
         if kept.contains(&link.partition(&rec.host)) {
             continue;
         }
-        let queued = forget_queue(state, &mut batch, &rec.host)?;
+        // A long queue goes over several batches (forget_queue reads the committed store).
+        let mut queued = 0;
+        loop {
+            let (n, all) = forget_queue(state, &mut batch, &rec.host, FORGET_PER_BATCH)?;
+            queued += n;
+            if all {
+                break;
+            }
+            state.commit(std::mem::replace(&mut batch, state.batch()))?;
+        }
         let waiting = state.waiting_window(&rec.host, 0, usize::MAX)?;
         for page in &waiting {
             batch.delete_waiting(&rec.host, page.seq);

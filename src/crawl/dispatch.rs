@@ -10,11 +10,12 @@
 use crate::crawl::fetch::{FetchError, FetchedPage, Fetcher, Recorded, Validators};
 use crate::crawl::frontier::{LocalMembership, Membership, WorkerFigures};
 use crate::crawl::hosts::{DueQueue, HostRuntime};
-use crate::crawl::messages::{send_queued, CommitMsg, Event, PageDone, PageResult, WorkItem};
+use crate::crawl::messages::{send_queued, CommitMsg, Event, PageDone, PageResult, QueuedUrl, WorkItem};
 use crate::crawl::politeness::{HostPoliteness, PolitenessConfig};
 use crate::crawl::progress::{HostCounts, Progress};
 use crate::crawl::robots::{RobotsEntry, RobotsStatus};
 use crate::crawl::shutdown::Shutdown;
+use crate::crawl::watchdog;
 use crate::crawl::CrawlError;
 use crate::domain::HostModel;
 use crate::store::{Counters, CrawlState, FrontierEntry, UrlKind};
@@ -77,6 +78,8 @@ pub struct DispatchConfig {
     pub ua_token: String,
     /// After a stop is asked for, how long requests in flight may still finish.
     pub stop_grace: Duration,
+    /// `[net] request_timeout`: the watchdog's grace ([`crate::crawl::watchdog`]).
+    pub request_timeout: Duration,
 }
 
 /// A page fetch's outcome as dispatch handles it.
@@ -133,6 +136,11 @@ pub struct Dispatcher<F: Fetch> {
     /// When the parked entries were last counted, and the fetch counter at the start.
     parked_at: Option<Instant>,
     fetched_at_start: Option<u64>,
+    /// Hosts given URLs of the committer's open group ([`Event::Queued`]), forgotten at its
+    /// commit.
+    early_hosts: Vec<usize>,
+    /// Hosts the watchdog woke in this run.
+    pub woken: u64,
 }
 
 fn now() -> Instant {
@@ -172,6 +180,8 @@ impl<F: Fetch> Dispatcher<F> {
             releasing: Default::default(),
             parked_at: None,
             fetched_at_start: None,
+            early_hosts: Vec::new(),
+            woken: 0,
         }
     }
 
@@ -238,6 +248,7 @@ impl<F: Fetch> Dispatcher<F> {
     ) -> Result<bool, CrawlError> {
         let mut grace_until: Option<Instant> = None;
         let mut last_progress = Instant::now() - Duration::from_secs(1);
+        let mut last_watch = Instant::now();
         loop {
             self.push_overflow();
             self.check_releases();
@@ -252,6 +263,10 @@ impl<F: Fetch> Dispatcher<F> {
             if last_progress.elapsed() >= Duration::from_millis(200) {
                 self.show_progress(progress);
                 last_progress = Instant::now();
+            }
+            if grace_until.is_none() && last_watch.elapsed() >= watchdog::WATCH_EVERY {
+                self.watch();
+                last_watch = Instant::now();
             }
             let wake = match (self.overflow.is_empty(), self.due.next_due(), grace_until) {
                 (false, _, _) => now() + Duration::from_millis(5),
@@ -384,6 +399,7 @@ impl<F: Fetch> Dispatcher<F> {
             let h = &mut self.hosts[idx];
             h.moved = away;
             h.window.clear();
+            h.early.clear();
             h.cursor = 0;
             if away {
                 self.check_dry(idx);
@@ -446,6 +462,8 @@ impl<F: Fetch> Dispatcher<F> {
 
     fn spawn(&mut self, idx: usize, task: impl Future<Output = Fetched> + Send + 'static) {
         self.hosts[idx].in_flight = true;
+        self.hosts[idx].in_flight_since = Some(now());
+        self.hosts[idx].stuck_reported = false;
         self.in_flight += 1;
         self.tasks.spawn(async move { (idx, task.await) });
     }
@@ -515,7 +533,8 @@ impl<F: Fetch> Dispatcher<F> {
         self.make_due(idx);
     }
 
-    /// The next frontier entry of host `idx`, refilling its window from the store.
+    /// The next frontier entry of host `idx`, refilling its window from the store; once the
+    /// store has nothing more, a URL of the committer's open group ([`HostRuntime::take_early`]).
     fn next_entry(&mut self, idx: usize) -> Option<FrontierEntry> {
         let h = &mut self.hosts[idx];
         if h.window.is_empty() && h.has_work {
@@ -526,10 +545,74 @@ impl<F: Fetch> Dispatcher<F> {
                     }
                     h.window.extend(entries);
                 }
-                Err(e) => tracing::error!(host = h.host, "cannot read the frontier: {e}"),
+                Err(e) => {
+                    // Not read: the URLs of the open group must not pass the cursor.
+                    tracing::error!(host = h.host, "cannot read the frontier: {e}");
+                    return None;
+                }
             }
         }
-        h.window.pop_front()
+        h.window.pop_front().or_else(|| h.take_early())
+    }
+
+    /// URLs of the committer's open group: the host may fetch them before the commit.
+    fn on_queued(&mut self, urls: Vec<QueuedUrl>) {
+        for QueuedUrl { host, seed, entry } in urls {
+            let idx = match self.index.get(&host) {
+                Some(&idx) => idx,
+                None => {
+                    let seed = Url::parse(&seed).unwrap_or_else(|_| Url::parse("http://invalid/").expect("valid"));
+                    self.add_host(&host, seed, None, HostModel::Sampling, false)
+                }
+            };
+            let h = &mut self.hosts[idx];
+            if h.dead || h.moved {
+                continue;
+            }
+            if h.early.is_empty() {
+                self.early_hosts.push(idx);
+            }
+            h.early.push_back(entry);
+            h.idle_since = None;
+            self.make_due(idx);
+        }
+    }
+
+    /// Every [`watchdog::WATCH_EVERY`]: wake the hosts that should have had a request by now
+    /// (a lost wake-up), and report requests in flight far past the request timeout.
+    fn watch(&mut self) {
+        let saturated =
+            self.in_flight >= self.cfg.max_parallel_hosts || !self.overflow.is_empty() || self.work.is_full();
+        for finding in watchdog::check(&self.hosts, now(), self.cfg.request_timeout) {
+            match finding {
+                watchdog::Finding::Overdue { idx, late } if !saturated => {
+                    let h = &mut self.hosts[idx];
+                    tracing::warn!(
+                        host = h.host,
+                        late_s = late.as_secs(),
+                        in_due_queue = h.queued,
+                        window = h.window.len(),
+                        has_work = h.has_work,
+                        early = h.early.len(),
+                        outstanding = h.outstanding,
+                        "host woken by the watchdog: URLs queued and no request past its due time"
+                    );
+                    h.queued = false;
+                    self.woken += 1;
+                    self.make_due(idx);
+                }
+                watchdog::Finding::Overdue { .. } => {}
+                watchdog::Finding::Stuck { idx, for_ } => {
+                    let h = &mut self.hosts[idx];
+                    h.stuck_reported = true;
+                    tracing::warn!(
+                        host = h.host,
+                        for_s = for_.as_secs(),
+                        "a request has been in flight far past the request timeout"
+                    );
+                }
+            }
+        }
     }
 
     /// Send an outcome that needs no worker straight to the committer, with a new ticket.
@@ -704,7 +787,13 @@ impl<F: Fetch> Dispatcher<F> {
 
     fn on_event(&mut self, event: Event) {
         match event {
+            Event::Queued(urls) => self.on_queued(urls),
             Event::Committed { pages, new_work, counters } => {
+                // The open group's URLs are in the store now, behind the hosts' cursors or
+                // ahead of them.
+                for idx in std::mem::take(&mut self.early_hosts) {
+                    self.hosts[idx].early.clear();
+                }
                 // New work first: a host whose last page brought links is not dry.
                 for (host, seed) in new_work {
                     let seed = Url::parse(&seed).unwrap_or_else(|_| Url::parse("http://invalid/").expect("valid"));
@@ -741,6 +830,7 @@ impl<F: Fetch> Dispatcher<F> {
                 if let Some(&idx) = self.index.get(&host) {
                     self.hosts[idx].dead = true;
                     self.hosts[idx].window.clear();
+                    self.hosts[idx].early.clear();
                     self.check_dry(idx);
                 }
             }
@@ -879,6 +969,7 @@ mod tests {
             max_parallel_hosts: 4,
             ua_token: "webcorpus".into(),
             stop_grace: Duration::from_secs(5),
+            request_timeout: Duration::from_secs(30),
         };
         let (work_tx, work_rx) = crossbeam_channel::bounded(4);
         let (commit_tx, commit_rx) = crossbeam_channel::unbounded();

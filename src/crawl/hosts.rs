@@ -1,6 +1,6 @@
-//! Dispatch's host state: [`HostRuntime`] (politeness, robots.txt, the frontier window, what is
-//! in flight and not yet durable, the model to extract with) and [`DueQueue`], the heap of
-//! hosts by the time they may be contacted next. A host waiting for its delay costs one heap
+//! Dispatch's host state: [`HostRuntime`] (politeness, robots.txt, the frontier window and the
+//! URLs queued but not yet durable, what is in flight and not yet durable, the model to extract
+//! with) and [`DueQueue`], the heap of hosts by the time they may be contacted next. A host waiting for its delay costs one heap
 //! entry; a host with nothing to do costs nothing but its small record.
 
 use crate::crawl::politeness::HostPoliteness;
@@ -28,10 +28,18 @@ pub struct HostRuntime {
     pub robots_failures: (u32, String),
     /// A request is in flight.
     pub in_flight: bool,
+    /// Since when the request in flight is.
+    pub in_flight_since: Option<Instant>,
+    /// The watchdog reported the request in flight as stuck.
+    pub stuck_reported: bool,
     /// The frontier may have entries beyond the window.
     pub has_work: bool,
     /// The next frontier entries, read from the store.
     pub window: VecDeque<FrontierEntry>,
+    /// URLs queued in the committer's open group ([`Event::Queued`](crate::crawl::messages::Event::Queued)),
+    /// in sequence order: fetched once the store has nothing more before them; forgotten at
+    /// the group's commit, when the store has them.
+    pub early: VecDeque<FrontierEntry>,
     /// The sequence number to read the store from next.
     pub cursor: u64,
     /// Dispatches of this run (the next ticket).
@@ -63,8 +71,11 @@ impl HostRuntime {
             robots_failing_since: None,
             robots_failures: (0, String::new()),
             in_flight: false,
+            in_flight_since: None,
+            stuck_reported: false,
             has_work: true,
             window: VecDeque::new(),
+            early: VecDeque::new(),
             cursor: 0,
             next_ticket: 0,
             outstanding: 0,
@@ -82,7 +93,26 @@ impl HostRuntime {
         !self.dead
             && !self.moved
             && !self.in_flight
-            && (self.robots.is_none() || !self.window.is_empty() || self.has_work)
+            && (self.robots.is_none() || !self.window.is_empty() || self.has_work || !self.early.is_empty())
+    }
+
+    /// True when the host has URLs to fetch: in its window, queued in the store, or queued in
+    /// the committer's open group.
+    pub fn has_queued(&self) -> bool {
+        !self.window.is_empty() || self.has_work || !self.early.is_empty()
+    }
+
+    /// The next URL queued in the committer's open group that the store reads have not
+    /// passed: its sequence number is at least `cursor`, which moves past it. Called once the
+    /// store has nothing at or after `cursor` (its entries come first in sequence order).
+    pub fn take_early(&mut self) -> Option<FrontierEntry> {
+        while let Some(entry) = self.early.pop_front() {
+            if entry.seq >= self.cursor {
+                self.cursor = entry.seq + 1;
+                return Some(entry);
+            }
+        }
+        None
     }
 
     /// True when the host could not be reached in this run: its robots.txt failed
@@ -93,9 +123,7 @@ impl HostRuntime {
 
     /// True when the host has nothing queued, nothing in flight and nothing uncommitted.
     pub fn idle(&self) -> bool {
-        (self.dead || self.moved || (!self.has_work && self.window.is_empty()))
-            && !self.in_flight
-            && self.outstanding == 0
+        (self.dead || self.moved || !self.has_queued()) && !self.in_flight && self.outstanding == 0
     }
 }
 
@@ -149,6 +177,28 @@ impl DueQueue {
 mod tests {
     use super::*;
     use std::time::Duration;
+
+    fn entry(seq: u64) -> FrontierEntry {
+        FrontierEntry { url: format!("http://a.example/{seq}"), seq, ..FrontierEntry::default() }
+    }
+
+    #[test]
+    fn urls_of_the_open_group_are_taken_in_order_and_never_behind_the_store_cursor() {
+        let seed = Url::parse("http://a.example/").unwrap();
+        let politeness = HostPoliteness::new_at(Default::default(), Instant::now());
+        let mut h = HostRuntime::new("a.example".into(), seed, politeness, HostModel::Sampling);
+        h.has_work = false;
+        assert!(!h.has_queued());
+        h.early.extend([entry(7), entry(9), entry(12)]);
+        assert!(h.has_queued() && !h.idle());
+        assert_eq!(h.take_early().map(|e| e.seq), Some(7));
+        assert_eq!(h.cursor, 8, "the store is read after it from now on");
+        // The store read got as far as 10 (entry 9 came from there): 9 is not fetched twice.
+        h.cursor = 10;
+        assert_eq!(h.take_early().map(|e| e.seq), Some(12));
+        assert_eq!(h.take_early(), None);
+        assert_eq!(h.cursor, 13);
+    }
 
     #[test]
     fn due_queue_pops_in_time_order_only_when_due() {

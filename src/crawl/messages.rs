@@ -285,8 +285,26 @@ pub enum CommitMsg {
     },
 }
 
+/// A URL the committer put on a host's frontier in the open group, told to dispatch before
+/// the group is durable ([`Event::Queued`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct QueuedUrl {
+    /// Host key.
+    pub host: String,
+    /// The host's seed (a host new to the crawl is added with it).
+    pub seed: String,
+    /// The frontier entry, with its sequence number.
+    pub entry: FrontierEntry,
+}
+
 /// From the committer to dispatch.
 pub enum Event {
+    /// URLs just queued in the open group (the first few per host and group): dispatch may
+    /// fetch them at their host's next due time instead of after the commit, so that a chain
+    /// of links does not wait for one group commit per hop. Sent before the group's
+    /// [`Event::Committed`]; a page fetched from one is applied after the page that linked
+    /// to it, so it is written once whether the crash comes before or after the commit.
+    Queued(Vec<QueuedUrl>),
     /// A group commit is durable.
     Committed {
         /// One host key per page made durable (dispatch counts its outstanding pages down).

@@ -35,6 +35,7 @@ pub mod sources;
 pub mod stats;
 pub mod status_page;
 pub mod url;
+pub mod watchdog;
 pub mod workers;
 
 use crate::config::Config;

@@ -148,6 +148,7 @@ pub async fn run_with<M: CrawlMode>(opts: CrawlOptions, mut mode: M) -> Result<C
         max_parallel_hosts: cfg.crawl.max_parallel_hosts,
         ua_token: user_agent_token(&cfg.net.user_agent),
         stop_grace: cfg.crawl.stop_grace,
+        request_timeout: cfg.net.request_timeout,
     };
     let signals = watch_signals(shutdown.clone()).map_err(CrawlError::Signals)?;
     let disks = watch_disks(shutdown.clone(), watched, cfg.crawl.min_free_space, DISK_CHECK_INTERVAL);

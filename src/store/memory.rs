@@ -9,12 +9,18 @@ use std::sync::Mutex;
 #[derive(Debug, Default)]
 pub struct MemoryStore {
     map: Mutex<BTreeMap<Vec<u8>, Vec<u8>>>,
+    largest_batch: std::sync::atomic::AtomicUsize,
 }
 
 impl MemoryStore {
     /// An empty store.
     pub fn new() -> MemoryStore {
         MemoryStore::default()
+    }
+
+    /// The most writes one applied batch held (tests bound the committer's batches with it).
+    pub fn largest_batch(&self) -> usize {
+        self.largest_batch.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     fn map(&self) -> std::sync::MutexGuard<'_, BTreeMap<Vec<u8>, Vec<u8>>> {
@@ -53,6 +59,7 @@ impl Store for MemoryStore {
     }
 
     fn apply(&self, batch: Batch) -> Result<(), StoreError> {
+        self.largest_batch.fetch_max(batch.len(), std::sync::atomic::Ordering::Relaxed);
         let mut map = self.map();
         for (k, v) in batch.ops {
             match v {

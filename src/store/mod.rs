@@ -115,16 +115,25 @@ pub type Entries = Vec<(Vec<u8>, Vec<u8>)>;
 #[derive(Debug, Default, Clone)]
 pub struct Batch {
     ops: Vec<(Vec<u8>, Option<Vec<u8>>)>,
+    bytes: usize,
 }
 
 impl Batch {
     /// Set `key` to `value`.
     pub fn put(&mut self, key: impl Into<Vec<u8>>, value: impl Into<Vec<u8>>) {
-        self.ops.push((key.into(), Some(value.into())));
+        let (key, value) = (key.into(), value.into());
+        self.bytes += key.len() + value.len();
+        self.ops.push((key, Some(value)));
     }
     /// Remove `key`.
     pub fn delete(&mut self, key: impl Into<Vec<u8>>) {
-        self.ops.push((key.into(), None));
+        let key = key.into();
+        self.bytes += key.len();
+        self.ops.push((key, None));
+    }
+    /// Bytes of keys and values written, in all.
+    pub fn bytes(&self) -> usize {
+        self.bytes
     }
     /// Number of writes.
     pub fn len(&self) -> usize {

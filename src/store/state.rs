@@ -718,6 +718,11 @@ impl StateBatch {
         self.batch.len()
     }
 
+    /// Bytes of keys and values written so far.
+    pub fn bytes(&self) -> usize {
+        self.batch.bytes()
+    }
+
     /// True when nothing is written.
     pub fn is_empty(&self) -> bool {
         self.batch.is_empty()

@@ -18,22 +18,22 @@ const TEXT: &str = "The council met on Tuesday evening to discuss the new budget
     and after a long debate the members agreed that the opening hours should be extended in the winter, \
     when the reading rooms are the warmest place in town for many of the older residents.";
 
-fn page(body: &str, links: &[&str]) -> Route {
+pub(crate) fn page(body: &str, links: &[&str]) -> Route {
     let links: String = links.iter().map(|l| format!("<a href=\"{l}\">link</a> ")).collect();
     Route::html(&format!("<html><body><div>{links}</div><p>{body}</p></body></html>"))
 }
 
-fn routes(entries: Vec<(&str, &str, Route)>) -> HashMap<(String, String), Route> {
+pub(crate) fn routes(entries: Vec<(&str, &str, Route)>) -> HashMap<(String, String), Route> {
     entries.into_iter().map(|(h, p, r)| ((h.to_string(), p.to_string()), r)).collect()
 }
 
 /// A crawl directory: seeds, config, state and corpus under one temporary directory.
-struct Crawl {
+pub(crate) struct Crawl {
     dir: tempfile::TempDir,
 }
 
 impl Crawl {
-    fn new(seeds: &str) -> Crawl {
+    pub(crate) fn new(seeds: &str) -> Crawl {
         let dir = tempfile::tempdir().expect("tmp");
         std::fs::write(dir.path().join("seeds.txt"), seeds).expect("seeds");
         Crawl { dir }
@@ -44,7 +44,7 @@ impl Crawl {
     }
 
     /// The config: delays off, the given hosts resolved to `addr`, then `extra` sections.
-    fn config(&self, addr: std::net::SocketAddr, hosts: &[&str], extra: &str) -> String {
+    pub(crate) fn config(&self, addr: std::net::SocketAddr, hosts: &[&str], extra: &str) -> String {
         let resolve: String = hosts.iter().map(|h| format!("\"{h}\" = \"{addr}\"\n")).collect();
         format!(
             "[crawl]\nstate_dir = \"{}\"\nout_dir = \"{}\"\nmin_free_space = 0\n\
@@ -54,13 +54,13 @@ impl Crawl {
         )
     }
 
-    async fn run(&self, toml: &str) -> CrawlSummary {
+    pub(crate) async fn run(&self, toml: &str) -> CrawlSummary {
         let config = Config::parse(toml, Path::new("test.toml")).expect("config");
         let opts = CrawlOptions { config, seeds: self.path("seeds.txt"), quiet: true, refresh: false };
         tokio::time::timeout(Duration::from_secs(120), run(opts)).await.expect("the crawl ends").expect("crawl")
     }
 
-    fn records(&self) -> Vec<Record> {
+    pub(crate) fn records(&self) -> Vec<Record> {
         let text = std::fs::read_to_string(self.path("corpus/corpus.jsonl")).unwrap_or_default();
         text.lines().map(|l| Record::from_json(l).expect("a JSON record")).collect()
     }

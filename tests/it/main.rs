@@ -7,6 +7,7 @@ mod cjk_text;
 mod cluster;
 mod consent_boxes;
 mod crawl_bad_input;
+mod crawl_engine;
 mod crawl_sites;
 mod eval_floors;
 mod eval_html;

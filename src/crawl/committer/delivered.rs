@@ -42,6 +42,7 @@ impl Committer {
             if !queued {
                 self.finish_url(&d.url, Some(&d.tag));
             }
+            self.commit_if_full()?;
         }
         self.group.open();
         Ok(())
@@ -84,12 +85,24 @@ impl Committer {
             if busy {
                 continue;
             }
+            // A long queue is forgotten over several groups (each check follows a commit).
             let mut forgotten = 0;
+            let mut complete = true;
             for host in &hosts {
-                forgotten += forget_queue(&self.state, &mut self.group.batch, host)?;
+                let room = self.group.room() / 2;
+                let (n, all) = forget_queue(&self.state, &mut self.group.batch, host, room.max(1))?;
+                forgotten += n;
                 self.touch(host);
+                if !all {
+                    complete = false;
+                    break;
+                }
             }
-            tracing::info!(partition = p, hosts = hosts.len(), forgotten, "partition released");
+            if !complete {
+                tracing::debug!(partition = p, forgotten, "partition release goes on in the next group");
+                continue;
+            }
+            tracing::info!(partition = p, hosts = hosts.len(), "partition released");
             self.releasing.remove(&p);
             self.frontier.released(p);
             self.group.open();

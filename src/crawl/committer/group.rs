@@ -1,13 +1,20 @@
 //! [`Group`]: the committer's open group commit (step 2 of [`super`]) — the one store batch
 //! it will apply, the URLs it marked seen, what dispatch hears once it is durable (pages
 //! applied, hosts with new work), the jobs and events that wait for it — and the rule of when
-//! it is committed: after [`GroupLimits::pages`] pages, [`GroupLimits::writes`] store writes,
-//! or [`GroupLimits::interval`] after it opened, or at once when only jobs wait.
+//! it is committed: after [`GroupLimits::pages`] pages, [`GroupLimits::writes`] store writes
+//! or [`GroupLimits::bytes`] bytes, or [`GroupLimits::interval`] after it opened, or at once
+//! when only jobs wait. The committer checks the bound after every page it applies, however
+//! many one message brings (a host's pages held back during its learning, a partition's
+//! forgotten queue), so a batch exceeds it by at most one page's writes.
 
-use crate::crawl::messages::{Event, WorkItem};
+use crate::crawl::messages::{Event, QueuedUrl, WorkItem};
 use crate::store::{CrawlState, FrontierEntry, StateBatch};
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::time::{Duration, Instant};
+
+/// URLs per host and group told to dispatch before the commit ([`Event::Queued`]): enough
+/// for a host with nothing else queued to go on; the rest are read from the store after it.
+pub const ANNOUNCED_PER_HOST: usize = 16;
 
 /// How long the committer waits for a message when no group is open.
 const IDLE_POLL: Duration = Duration::from_millis(200);
@@ -20,6 +27,8 @@ pub struct GroupLimits {
     /// Store writes per group: frontier entries and seen URLs of link-heavy pages (sled keeps
     /// a batch and the pages it touches in memory).
     pub writes: usize,
+    /// Bytes of keys and values per group (pages held for a sample are the large writes).
+    pub bytes: usize,
     /// The longest a group stays open (`[crawl] commit_interval`).
     pub interval: Duration,
 }
@@ -32,6 +41,10 @@ pub struct Group {
     pub jobs: Vec<WorkItem>,
     /// Events dispatch hears once the group is durable (after [`Event::Committed`]).
     pub events: Vec<Event>,
+    /// URLs queued in this group that dispatch has not been told of yet ([`Event::Queued`]).
+    pub announce: Vec<QueuedUrl>,
+    /// URLs told to dispatch per host in this group (at most [`ANNOUNCED_PER_HOST`]).
+    announced: HashMap<String, usize>,
     limits: GroupLimits,
     /// One host key per page applied.
     pages: Vec<String>,
@@ -64,6 +77,8 @@ impl Group {
             batch,
             jobs,
             events: Vec::new(),
+            announce: Vec::new(),
+            announced: HashMap::new(),
             limits,
             pages: Vec::new(),
             work: BTreeMap::new(),
@@ -112,12 +127,21 @@ impl Group {
         self.seen.contains(&CrawlState::url_identity(url))
     }
 
-    /// Queue `entry` in `host`'s frontier (seed `seed`): the URL is seen from now on, and
-    /// dispatch hears after the commit that the host has new work.
-    pub fn push_frontier(&mut self, host: &str, entry: FrontierEntry, seed: String) {
+    /// Queue `entry` in `host`'s frontier (seed `seed`): the URL is seen from now on, the
+    /// host's first [`ANNOUNCED_PER_HOST`] URLs of the group are to be told to dispatch at
+    /// once ([`Group::announce`]), and dispatch hears after the commit that the host has new
+    /// work.
+    pub fn push_frontier(&mut self, host: &str, mut entry: FrontierEntry, seed: String) {
         self.touch(host);
         self.seen.insert(CrawlState::url_identity(&entry.url));
-        self.batch.push_frontier(host, entry);
+        let told = self.announced.get(host).copied().unwrap_or(0);
+        if told < ANNOUNCED_PER_HOST {
+            entry.seq = self.batch.push_frontier(host, entry.clone());
+            self.announced.insert(host.to_string(), told + 1);
+            self.announce.push(QueuedUrl { host: host.to_string(), seed: seed.clone(), entry });
+        } else {
+            self.batch.push_frontier(host, entry);
+        }
         self.work.insert(host.to_string(), seed);
     }
 
@@ -133,15 +157,29 @@ impl Group {
     /// True when the group should be committed at `now`: full (pages or store writes), due,
     /// or not open while jobs wait for a commit to start them.
     pub fn should_commit_at(&self, now: Instant) -> bool {
-        let full = self.pages() >= self.limits.pages || self.batch.len() >= self.limits.writes;
+        let full = self.is_full();
         let due = self.start.is_some_and(|s| now.saturating_duration_since(s) >= self.limits.interval);
         full || due || (self.start.is_none() && !self.jobs.is_empty())
+    }
+
+    /// True when the group holds [`GroupLimits::pages`] pages, [`GroupLimits::writes`] store
+    /// writes or [`GroupLimits::bytes`] bytes.
+    pub fn is_full(&self) -> bool {
+        self.pages() >= self.limits.pages
+            || self.batch.len() >= self.limits.writes
+            || self.batch.bytes() >= self.limits.bytes
+    }
+
+    /// Store writes the group may still take before it is full (0 when it is).
+    pub fn room(&self) -> usize {
+        self.limits.writes.saturating_sub(self.batch.len())
     }
 
     /// Take the group for its commit, leaving an empty one on `fresh`; the jobs and events
     /// stay for after the commit.
     pub fn take(&mut self, fresh: StateBatch) -> ClosedGroup {
         self.seen.clear();
+        self.announced.clear();
         self.start = None;
         ClosedGroup {
             batch: std::mem::replace(&mut self.batch, fresh),
@@ -158,7 +196,8 @@ mod tests {
     use crate::store::MemoryStore;
     use std::sync::Arc;
 
-    const LIMITS: GroupLimits = GroupLimits { pages: 3, writes: 5, interval: Duration::from_millis(200) };
+    const LIMITS: GroupLimits =
+        GroupLimits { pages: 3, writes: 5, bytes: 1 << 20, interval: Duration::from_millis(200) };
 
     fn group() -> (Group, CrawlState) {
         let state = CrawlState::open(Arc::new(MemoryStore::new())).unwrap();
@@ -186,6 +225,26 @@ mod tests {
             g.mark_seen(&format!("http://a.example/{i}"));
         }
         assert!(g.should_commit_at(g.start.unwrap()), "five store writes");
+        assert_eq!(g.room(), 0);
+
+        // One long URL is over the byte bound alone.
+        let (mut g, _) = group();
+        g.mark_seen("http://a.example/short");
+        assert!(!g.is_full() && g.room() == LIMITS.writes - 1);
+        let long = format!("http://a.example/{}", "x".repeat(LIMITS.bytes));
+        g.push_frontier("a.example", entry_of(&long), "http://a.example/".into());
+        assert!(g.is_full(), "{} bytes", g.batch.bytes());
+    }
+
+    fn entry_of(url: &str) -> FrontierEntry {
+        FrontierEntry {
+            url: url.into(),
+            depth: 1,
+            seq: 0,
+            kind: crate::store::UrlKind::Page,
+            validators: None,
+            stream: None,
+        }
     }
 
     #[test]
@@ -202,15 +261,7 @@ mod tests {
         g.page("a.example");
         g.page("a.example");
         g.touch("b.example");
-        let entry = FrontierEntry {
-            url: "http://c.example/a".into(),
-            depth: 1,
-            seq: 0,
-            kind: crate::store::UrlKind::Page,
-            validators: None,
-            stream: None,
-        };
-        g.push_frontier("c.example", entry, "http://c.example/".into());
+        g.push_frontier("c.example", entry_of("http://c.example/a"), "http://c.example/".into());
         g.events.push(Event::Pruned { host: "a.example".into() });
         assert!(g.has_seen("http://a.example/x") && g.has_seen("http://c.example/a"));
         assert!(!g.has_seen("http://a.example/y"));

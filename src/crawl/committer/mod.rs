@@ -169,6 +169,7 @@ impl Committer {
         let limits = GroupLimits {
             pages: cfg.crawl.commit_pages,
             writes: MAX_GROUP_WRITES,
+            bytes: MAX_GROUP_BYTES,
             interval: cfg.crawl.commit_interval,
         };
         Ok(Committer {
@@ -225,6 +226,7 @@ impl Committer {
             };
             if let Some(msg) = msg {
                 self.handle(msg)?;
+                self.announce();
             }
             if self.group.should_commit_at(Instant::now()) {
                 self.commit()?;
@@ -261,6 +263,7 @@ impl Committer {
                         book.deferred.push_back(done);
                     } else {
                         self.apply_page(*done)?;
+                        self.commit_if_full()?;
                     }
                 }
                 self.check_yield(&host);
@@ -323,6 +326,8 @@ impl Committer {
 
     /// Step 2: make the group durable, then step 3: tell dispatch, start the jobs.
     fn commit(&mut self) -> Result<(), CrawlError> {
+        // Dispatch hears of a group's URLs before its commit (see `Event::Queued`).
+        self.announce();
         if self.group.is_open() {
             let position = self.sink.sync()?;
             self.groups += 1;
@@ -354,6 +359,26 @@ impl Committer {
         Ok(())
     }
 
+    /// Tell dispatch of the URLs queued since the last time ([`Event::Queued`]).
+    fn announce(&mut self) {
+        if !self.group.announce.is_empty() {
+            let _ = self.events.send(Event::Queued(std::mem::take(&mut self.group.announce)));
+        }
+    }
+
+    /// Commit the group now when it is full ([`Group::is_full`]): called after every page
+    /// applied, so that one message that applies many (a host's pages held back during its
+    /// learning, a batch of delivered URLs) never makes one unbounded store batch.
+    ///
+    /// # Errors
+    /// As [`Committer::commit`].
+    fn commit_if_full(&mut self) -> Result<(), CrawlError> {
+        if self.group.is_full() {
+            self.commit()?;
+        }
+        Ok(())
+    }
+
     fn launch_jobs(&mut self) {
         if self.stop.load(Ordering::Relaxed) {
             self.group.jobs.clear();
@@ -373,3 +398,7 @@ impl Committer {
 /// A group is committed early once its store batch holds this many writes (frontier entries
 /// and seen URLs of link-heavy pages): sled keeps a batch and the pages it touches in memory.
 const MAX_GROUP_WRITES: usize = 8_192;
+
+/// A group is committed early once its store batch holds this many bytes (pages held for a
+/// sample, when the state keeps them in sled).
+const MAX_GROUP_BYTES: usize = 16 << 20;

@@ -40,6 +40,7 @@ impl Committer {
                 LearningAction::ApplyDeferred => {
                     while let Some(done) = self.book(host).deferred.pop_front() {
                         self.apply_page(*done)?;
+                        self.commit_if_full()?;
                     }
                     self.learning(host, LearningEvent::DeferredApplied)?;
                 }

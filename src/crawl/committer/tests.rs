@@ -3,7 +3,7 @@
 //! Free Press site, and the jobs and events it sends read back from their channels.
 
 use super::*;
-use crate::crawl::messages::{Discard, PageContent, PageResult, PageWork};
+use crate::crawl::messages::{Discard, PageContent, PageResult, PageWork, WaitingDone};
 use crate::crawl::sink::CorpusSink;
 use crate::crawl::sources::SourceUrls;
 use crate::domain::HostPhase;
@@ -23,6 +23,7 @@ const HOST: &str = "www.freepressokc.com";
 struct Rig {
     committer: Committer,
     state: CrawlState,
+    store: Arc<MemoryStore>,
     jobs: Receiver<WorkItem>,
     events: UnboundedReceiver<Event>,
     corpus: MemoryCorpus,
@@ -32,7 +33,8 @@ fn rig(sample_size: usize) -> Rig {
     let mut cfg = Config::default();
     (cfg.learn.sample_size, cfg.learn.min_sample) = (sample_size, 2);
     cfg.warc.enabled = false;
-    let state = CrawlState::open(Arc::new(MemoryStore::new())).unwrap();
+    let store = Arc::new(MemoryStore::new());
+    let state = CrawlState::open(store.clone()).unwrap();
     let mut batch = state.batch();
     batch.put_host(&HostRecord { host: HOST.into(), seed: format!("http://{HOST}/"), ..HostRecord::default() });
     state.commit(batch).unwrap();
@@ -42,7 +44,7 @@ fn rig(sample_size: usize) -> Rig {
     let stop = Arc::new(AtomicBool::new(false));
     let frontier = Box::new(crate::crawl::frontier::LocalFrontier);
     let committer = Committer::open(cfg, state.clone(), sink, work, events_tx, stop, frontier).unwrap();
-    Rig { committer, state, jobs, events, corpus }
+    Rig { committer, state, store, jobs, events, corpus }
 }
 
 /// The HTML of the `n`-th article of the shared Free Press site (`None` without the data).
@@ -54,6 +56,10 @@ fn article(n: usize) -> Option<String> {
     Some(std::fs::read_to_string(&dirs[n]).unwrap())
 }
 
+/// Frontier sequence numbers of the pages these tests make up: far above those the store
+/// allocates, so that a page done pops no real entry.
+const FAKE_SEQ: u64 = 1 << 40;
+
 /// Page `path` of [`HOST`], fetched (200) as ticket `ticket`, with `content` and `links`.
 fn page(ticket: u64, path: &str, content: PageContent, links: &[&str]) -> CommitMsg {
     let url = format!("http://{HOST}{path}");
@@ -62,7 +68,7 @@ fn page(ticket: u64, path: &str, content: PageContent, links: &[&str]) -> Commit
     CommitMsg::Page(Box::new(PageDone {
         host: HOST.into(),
         ticket,
-        entry: FrontierEntry { url: url.clone(), depth: 0, seq: ticket, ..FrontierEntry::default() },
+        entry: FrontierEntry { url: url.clone(), depth: 0, seq: FAKE_SEQ + ticket, ..FrontierEntry::default() },
         result: PageResult::Fetched {
             final_url: Url::parse(&url).unwrap(),
             status: 200,
@@ -107,6 +113,7 @@ fn events(rig: &mut Rig) -> Vec<String> {
             Event::Committed { pages, .. } => format!("committed {}", pages.len()),
             Event::Model { host, model } => format!("model {host} {}", model.is_some()),
             Event::Resample { host } => format!("resample {host}"),
+            Event::Queued(_) => continue,
             _ => "other".to_string(),
         });
     }
@@ -161,6 +168,56 @@ fn a_host_dry_below_min_sample_falls_back_and_drains_without_a_model() {
     assert_eq!(jobs(&rig), [format!("drain {HOST} model=false")]);
     assert_eq!(events(&mut rig), ["committed 1".to_string(), format!("model {HOST} false")]);
     assert_eq!(rig.state.host(HOST).unwrap().unwrap().learning.phase, HostPhase::Fallback);
+}
+
+/// The waiting page `seq` of [`HOST`] at `path`, extracted by a drain job.
+fn drained(seq: u64, path: &str, html: &str, last: bool) -> CommitMsg {
+    let url = format!("http://{HOST}{path}");
+    let PageContent::Extracted(extraction, class) = extracted(html) else { unreachable!() };
+    let page = WaitingDone {
+        seq,
+        url: url.clone(),
+        final_url: url,
+        fetched_at: "2026-11-28T00:00:00Z".into(),
+        status: 200,
+        content_type: Some("text/html".into()),
+        warc: None,
+        stream: None,
+        extraction: *extraction,
+        class,
+    };
+    CommitMsg::Drained { host: HOST.into(), page: Some(Box::new(page)), last }
+}
+
+#[test]
+fn pages_held_back_during_a_drain_are_applied_in_bounded_store_batches() {
+    let Some(html) = article(0) else { return };
+    let mut rig = rig(100);
+    // One page waits for the sample; the next 40 come extracted, each with 300 new links,
+    // and are held back behind it (fetch order) until the drain has written it.
+    rig.committer.handle(page(0, "/a/", PageContent::Waiting(html.clone()), &[])).unwrap();
+    rig.committer.commit().unwrap();
+    let (pages, per_page) = (40, 300);
+    for p in 1..=pages {
+        let links: Vec<String> = (0..per_page).map(|j| format!("http://{HOST}/p/{p}/{j}.html")).collect();
+        let links: Vec<&str> = links.iter().map(String::as_str).collect();
+        rig.committer.handle(page(p, &format!("/hub/{p}/"), extracted(&html), &links)).unwrap();
+    }
+    assert_eq!(rig.committer.book(HOST).deferred.len(), pages as usize);
+    rig.committer.handle(CommitMsg::HostDry { host: HOST.into() }).unwrap();
+    rig.committer.commit().unwrap();
+    assert_eq!(jobs(&rig), [format!("drain {HOST} model=false")]);
+    let seq = rig.state.waiting_pages(HOST, 1).unwrap()[0].seq;
+    // One message: the waiting page written, then every page held back applied.
+    rig.committer.handle(drained(seq, "/a/", &html, true)).unwrap();
+    rig.committer.commit().unwrap();
+    let queued = rig.state.frontier_len(HOST).unwrap();
+    assert_eq!(queued, pages as usize * per_page, "every link queued");
+    let bound = MAX_GROUP_WRITES + 2 * per_page + 64;
+    let largest = rig.store.largest_batch();
+    assert!(largest <= bound, "the largest store batch held {largest} writes (bound {bound})");
+    let fetched = rig.state.counters().unwrap().fetched;
+    assert_eq!(fetched, 1 + pages, "every page applied once (the same text: one record, the rest duplicates)");
 }
 
 #[test]

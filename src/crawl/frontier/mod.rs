@@ -176,17 +176,26 @@ pub trait CrawlMode {
     fn start(self, channels: ModeChannels) -> impl Future<Output = Result<ModeParts, CrawlError>> + Send;
 }
 
-/// Forget `host`'s queued URLs in `batch`: its frontier entries and their seen marks (used
-/// when the host moves to another worker, which has their deliveries). Returns the entries
-/// forgotten.
+/// Forget up to `limit` of `host`'s queued URLs in `batch` (two writes each): their frontier
+/// entries and seen marks (used when the host moves to another worker, which has their
+/// deliveries). Returns the entries forgotten, and true when none is left once `batch` is
+/// committed. A queue longer than `limit` is forgotten over several batches: call again
+/// after `batch` is committed.
 ///
 /// # Errors
 /// The store's.
-pub fn forget_queue(state: &CrawlState, batch: &mut StateBatch, host: &str) -> Result<u64, CrawlError> {
-    let entries = state.frontier_window(host, 0, usize::MAX)?;
+pub fn forget_queue(
+    state: &CrawlState,
+    batch: &mut StateBatch,
+    host: &str,
+    limit: usize,
+) -> Result<(u64, bool), CrawlError> {
+    let mut entries = state.frontier_window(host, 0, limit.saturating_add(1))?;
+    let all = entries.len() <= limit;
+    entries.truncate(limit);
     for e in &entries {
         batch.pop_frontier(host, e.seq);
         batch.unmark_seen(&e.url);
     }
-    Ok(entries.len() as u64)
+    Ok((entries.len() as u64, all))
 }
