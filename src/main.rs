@@ -294,17 +294,7 @@ fn extract(args: ExtractArgs) -> Result<()> {
             Err(e) => serde_json::json!({ "id": path.display().to_string(), "error": e.to_string() }).to_string(),
             Ok(page) => {
                 // A local file has no URL: the model uses its training mean for the URL features.
-                let source = RecordSource {
-                    url: "",
-                    final_url: "",
-                    host: "",
-                    fetched_at: "",
-                    http_status: None,
-                    content_type: None,
-                    warc_record_id: None,
-                    warc_file: None,
-                    warc_offset: None,
-                };
+                let source = RecordSource::page("", "");
                 extraction_line(
                     path.display().to_string(),
                     &page.decoded.text,
@@ -366,7 +356,7 @@ fn extraction_line(
         model: Option<&'static str>,
     }
     match webcorpus::crawl::record::page_record(html, source, extractor, model, settings, classifier) {
-        Ok((mut record, model_use)) => {
+        Ok(webcorpus::crawl::record::PageRecord { mut record, model_use, .. }) => {
             record.id = id;
             let model = match model_use {
                 ModelUse::None => None,

@@ -29,6 +29,25 @@ pub struct RecordSource<'a> {
     pub warc_offset: Option<u64>,
 }
 
+impl<'a> RecordSource<'a> {
+    /// A page known only by its URL (`url` and `final_url`; empty for a local file) and that
+    /// URL's `host`: no fetch time, status or WARC record (`webcorpus extract` on a file, the
+    /// Python package).
+    pub fn page(url: &'a str, host: &'a str) -> RecordSource<'a> {
+        RecordSource {
+            url,
+            final_url: url,
+            host,
+            fetched_at: "",
+            http_status: None,
+            content_type: None,
+            warc_record_id: None,
+            warc_file: None,
+            warc_offset: None,
+        }
+    }
+}
+
 /// The corpus record of a page: its source, its extraction and page class, and the paragraphs
 /// Onion kept (`kept`: all of `ex`'s paragraphs where nothing is deduplicated). The crawl's,
 /// `extract --per-site`'s and `extract`'s records are built here alike.
@@ -72,11 +91,22 @@ pub fn record_of(
     }
 }
 
+/// One page extracted alone ([`page_record`]): its corpus record, how the host's model took
+/// part, and the decision of every text block.
+pub struct PageRecord {
+    /// The record, as `webcorpus extract` writes it.
+    pub record: Record,
+    /// How the model took part (`ModelUse::None` without one).
+    pub model_use: crate::extract::pipeline::ModelUse,
+    /// Which stage of the pipeline kept or dropped each text block.
+    pub trace: crate::extract::trace::PageTrace,
+}
+
 /// One page extracted alone into its corpus record, as `webcorpus extract` writes it: `html`
 /// decoded, `source` where it came from (`source.url` also feeds the page classifier's URL
 /// features; empty for a local file), `kind` the extractor, `model` the host's model if any.
 /// Nothing is deduplicated: the record holds every kept paragraph, headings-only pages
-/// included. Returns the record and how the model took part.
+/// included. Returns the record, how the model took part and the block decisions.
 ///
 /// # Errors
 /// The extractor's [`crate::extract::ExtractError`].
@@ -87,11 +117,12 @@ pub fn page_record(
     model: Option<&crate::domain::DomainModel>,
     settings: &crate::extract::pipeline::ExtractSettings,
     classifier: &crate::classify::PageClassifier,
-) -> Result<(Record, crate::extract::pipeline::ModelUse), crate::extract::ExtractError> {
+) -> Result<PageRecord, crate::extract::ExtractError> {
     let url = (!source.url.is_empty()).then_some(source.url);
     let (mut ex, features) = crate::classify::extract_with_features(html, url, kind, model, settings)?;
     let class = classifier.page_class(&features);
     let model_use = ex.model_use;
+    let trace = std::mem::take(&mut ex.trace);
     let kept = std::mem::take(&mut ex.paragraphs);
-    Ok((record_of(source, ex, Some(class), kept), model_use))
+    Ok(PageRecord { record: record_of(source, ex, Some(class), kept), model_use, trace })
 }
