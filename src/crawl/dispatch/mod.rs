@@ -139,8 +139,6 @@ pub struct Dispatcher<F: Fetch> {
     /// Hosts given URLs of the committer's open group ([`Event::Queued`]), forgotten at its
     /// commit.
     early_hosts: Vec<usize>,
-    /// Hosts the watchdog woke in this run.
-    pub woken: u64,
 }
 
 fn now() -> Instant {
@@ -181,7 +179,6 @@ impl<F: Fetch> Dispatcher<F> {
             parked_at: None,
             fetched_at_start: None,
             early_hosts: Vec::new(),
-            woken: 0,
         }
     }
 

@@ -52,7 +52,6 @@ impl<F: Fetch> Dispatcher<F> {
                         "host woken by the watchdog: URLs queued and no request past its due time"
                     );
                     h.queued = false;
-                    self.woken += 1;
                     self.make_due(idx);
                 }
                 watchdog::Finding::Overdue { .. } => {}
