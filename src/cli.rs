@@ -48,8 +48,8 @@ pub enum Command {
     /// Evaluate extractors on the annotated sets (../shared/data): word, bag-of-words,
     /// shingle and snippet scores with bootstrap standard errors, and throughput.
     Eval(EvalArgs),
-    /// Train a learned model (BoilerNet block labeller, article-vs-other page classifier) on
-    /// the annotated sets, on the CPU.
+    /// Train a learned model on the annotated sets, on the CPU: the default extractor's block
+    /// combiner, the BoilerNet block labeller or the article-vs-other page classifier.
     #[command(subcommand)]
     Train(TrainCommand),
 }
@@ -121,8 +121,8 @@ pub struct TrainCombinerArgs {
 }
 
 /// `webcorpus train boilernet`: BoilerNet (Leonhardt et al. 2020) on the sets' gold block
-/// labels; held-out sites (`eval::dataset::is_holdout_site`) validate every epoch, the epoch
-/// with the best validation F1 is written. Defaults are the paper's sizes.
+/// labels; the held-out sites (about a fifth of each set's sites, the pages `eval --split
+/// holdout` scores) validate every epoch, and the epoch with the best validation F1 is written. Defaults are the paper's sizes.
 #[derive(Debug, clap::Args)]
 pub struct TrainBoilernetArgs {
     /// Sets to train on (names under the data directory, or directories), comma-separated.
@@ -244,7 +244,8 @@ pub struct CrawlArgs {
     /// [politeness] min_delay).
     #[arg(long, value_parser = humantime::parse_duration)]
     pub min_delay: Option<Duration>,
-    /// Maximum URLs queued per host (overrides [crawl] max_pages_per_host).
+    /// Maximum pages fetched per host: at most this many of a host's URLs are ever queued
+    /// (overrides [crawl] max_pages_per_host).
     #[arg(long)]
     pub max_pages_per_host: Option<u64>,
     /// Write no WARC files (overrides [warc] enabled).
@@ -478,9 +479,9 @@ pub struct EvalArgs {
     /// Evaluate only the first N pages of each set.
     #[arg(long)]
     pub limit: Option<usize>,
-    /// Pages to evaluate: all, train or holdout (the sites `eval::dataset::is_holdout_site`
-    /// holds out of the learned models' training), so every extractor can be compared on the
-    /// pages BoilerNet never saw.
+    /// Pages to evaluate: all, train or holdout. The holdout pages are those of about a fifth of
+    /// each set's sites (chosen by a hash of the site's name), which BoilerNet never trained on,
+    /// so every extractor can be compared on the pages BoilerNet never saw.
     #[arg(long, default_value = "all")]
     pub split: crate::eval::dataset::Split,
     /// Worker threads (default: all cores); pages/s is per thread either way.

@@ -136,12 +136,21 @@ fn crawl(args: CrawlArgs) -> Result<u8> {
             let (cluster, state_dir) = (config.cluster.clone(), config.crawl.state_dir.clone());
             let mode = webcorpus::cluster::worker::ClusterMode::new(cluster, state_dir, config.crawl.commit_interval);
             let opts = CrawlOptions { config, seeds: args.seeds, quiet: args.quiet, refresh: args.refresh };
-            runtime.block_on(webcorpus::crawl::run_with(opts, mode))?
+            runtime.block_on(webcorpus::crawl::run_with(opts, mode))
         }
         false => {
             let opts = CrawlOptions { config, seeds: args.seeds, quiet: args.quiet, refresh: args.refresh };
-            runtime.block_on(webcorpus::crawl::run(opts))?
+            runtime.block_on(webcorpus::crawl::run(opts))
         }
+    };
+    let summary = match summary {
+        Ok(summary) => summary,
+        // The disk guard's refusal has its own exit status, as its stop during a crawl has.
+        Err(e @ webcorpus::crawl::CrawlError::DiskLow(_)) => {
+            eprintln!("error: {e}");
+            return Ok(e.exit_code());
+        }
+        Err(e) => return Err(e.into()),
     };
     let c = &summary.counters;
     let outcome = match &summary.stopped {
@@ -247,17 +256,11 @@ fn extract(args: ExtractArgs) -> Result<()> {
                 let decoded = webcorpus::html::decode_html(&page.body, page.content_type.as_deref());
                 // The crawl's host key (`host:port` off the default port), as its records have.
                 let host = url::Url::parse(&page.url).ok().and_then(|u| webcorpus::crawl::url::host_key(&u));
-                let source = RecordSource {
-                    url: &page.url,
-                    final_url: &page.url,
-                    host: host.as_deref().unwrap_or_default(),
-                    fetched_at: page.date.as_deref().unwrap_or_default(),
-                    http_status: Some(page.status),
-                    content_type: page.content_type.clone(),
-                    warc_record_id: Some(page.record_id.clone()),
-                    warc_file: Some(path.display().to_string()),
-                    warc_offset: None,
-                };
+                let source = RecordSource::warc_page(
+                    &page,
+                    host.as_deref().unwrap_or_default(),
+                    Some(path.display().to_string()),
+                );
                 let line = extraction_line(
                     page.record_id.clone(),
                     &decoded.text,
@@ -332,6 +335,15 @@ fn extract_per_site(args: ExtractArgs, mut config: Config, language: Option<Stri
         summary.duplicate_paragraphs,
         if skipped.is_empty() { "none".to_string() } else { skipped.join(", ") }
     );
+    for damage in &summary.damaged {
+        eprintln!("error: {damage}");
+    }
+    if !summary.damaged.is_empty() {
+        bail!(
+            "{} WARC file(s) unreadable from the record named above on; the records before it were written",
+            summary.damaged.len()
+        );
+    }
     Ok(())
 }
 

@@ -79,9 +79,19 @@ pub enum CrawlError {
         /// What is wrong.
         reason: String,
     },
-    /// A filesystem of the crawl has less free space than `[crawl] min_free_space`.
+    /// A filesystem of the crawl has less free space than `[crawl] min_free_space` (exit
+    /// status 75, [`CrawlError::exit_code`]).
     #[error("{0}; free space, then run the same command again")]
     DiskLow(shutdown::StopReason),
+    /// The state or corpus directory cannot be written (a read-only filesystem, no
+    /// permission); checked before anything is created.
+    #[error("cannot write in {}: {source}", path.display())]
+    NotWritable {
+        /// The state or corpus directory.
+        path: PathBuf,
+        /// The error of creating a file there.
+        source: std::io::Error,
+    },
     /// The corpus directory belongs to another state, or is in use.
     #[error(transparent)]
     Owner(#[from] owner::OwnerError),
@@ -107,6 +117,18 @@ pub enum CrawlError {
         /// Format configured now.
         requested: String,
     },
+}
+
+impl CrawlError {
+    /// The process exit status for a crawl that stopped on this error: 75 for the disk guard's
+    /// refusal at the start (as for its stop during the crawl, [`shutdown::StopReason`]), 1
+    /// for every other error.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            CrawlError::DiskLow(reason) => reason.exit_code(),
+            _ => 1,
+        }
+    }
 }
 
 /// Where a crawl reads and writes.

@@ -46,6 +46,29 @@ impl<'a> RecordSource<'a> {
             warc_offset: None,
         }
     }
+
+    /// A page read from a WARC file named `file` ([`WarcPage`]): `url` the URL first requested
+    /// where the file holds the redirects to it, `final_url` its response's URL, the record's
+    /// date, status, content type, id and offset.
+    ///
+    /// [`WarcPage`]: crate::extract::warc_input::WarcPage
+    pub fn warc_page(
+        page: &'a crate::extract::warc_input::WarcPage,
+        host: &'a str,
+        file: Option<String>,
+    ) -> RecordSource<'a> {
+        RecordSource {
+            url: page.requested_url.as_deref().unwrap_or(&page.url),
+            final_url: &page.url,
+            host,
+            fetched_at: page.date.as_deref().unwrap_or_default(),
+            http_status: Some(page.status),
+            content_type: page.content_type.clone(),
+            warc_record_id: Some(page.record_id.clone()),
+            warc_file: file,
+            warc_offset: page.offset,
+        }
+    }
 }
 
 /// The corpus record of a page: its source, its extraction and page class, and the paragraphs

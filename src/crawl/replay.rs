@@ -15,8 +15,9 @@
 //! Memory holds the samples of the hosts whose sample is still incomplete, at most
 //! `sample_size` pages each.
 //!
-//! For the crawl's own WARC output the records equal the crawl's (same URLs, text,
-//! paragraphs, title, extractor, page type; `url` is the response's URL, after redirects),
+//! For the crawl's own WARC output the records equal the crawl's (same text, paragraphs, title,
+//! extractor, page type, and the same `url` (as requested, before the redirects the file
+//! records), `final_url`, `warc_file` and `warc_offset`),
 //! provided no host re-learned its model during the crawl (`stats --host` shows re-learnings)
 //! and no paragraph is shared across hosts (the crawl writes hosts interleaved, the replay in
 //! file order, and Onion keeps the first instance).
@@ -73,6 +74,9 @@ pub struct ReplaySummary {
     /// Pages without a record, by reason (the crawl's discard keys), and WARC records that
     /// were no page, by reason (`warc_not_response`, ...).
     pub skipped: BTreeMap<String, u64>,
+    /// The files read only up to a malformed record or a cut (their [`WarcInputError`]
+    /// message, naming the file and the record): their records before it were written.
+    pub damaged: Vec<String>,
 }
 
 /// A host during pass 2: its learning, its sample (decoded HTML, emptied once learned) and
@@ -91,8 +95,9 @@ struct HostSample {
 /// passes.
 ///
 /// # Errors
-/// [`ReplayError`]: an unreadable WARC file, bad dedup parameters, the classifier model, or
-/// the output.
+/// [`ReplayError`]: a WARC file that cannot be opened, bad dedup parameters, the classifier
+/// model, or the output. A file damaged part-way is not an error here: its records before the
+/// damage are written and the damage is listed in [`ReplaySummary::damaged`].
 pub fn replay_warcs(
     paths: &[PathBuf],
     cfg: &Config,
@@ -121,7 +126,9 @@ pub fn replay_warcs(
     // 1. Pages per host.
     let mut pages_of: HashMap<String, usize> = HashMap::new();
     for path in paths {
-        read_warc_with_progress(path, bar.as_ref(), |page| *pages_of.entry(host_of(&page.url)).or_default() += 1)?;
+        up_to_damage(read_warc_with_progress(path, bar.as_ref(), |page| {
+            *pages_of.entry(host_of(&page.url)).or_default() += 1
+        }))?;
     }
     // 2. Each host's sample, learned when complete.
     if let Some(bar) = &bar {
@@ -131,7 +138,7 @@ pub fn replay_warcs(
     let mut hosts: HashMap<String, HostSample> = HashMap::new();
     let mut seen_pages: HashMap<String, usize> = HashMap::new();
     for path in paths {
-        read_warc_with_progress(path, bar.as_ref(), |page| {
+        up_to_damage(read_warc_with_progress(path, bar.as_ref(), |page| {
             let host = host_of(&page.url);
             let nth = seen_pages.entry(host.clone()).or_default();
             *nth += 1;
@@ -157,7 +164,7 @@ pub fn replay_warcs(
             } else if !site.learning.is_sampling() {
                 site.sample = Vec::new();
             }
-        })?;
+        }))?;
     }
     // 3. Extract, dedup, write.
     if let Some(bar) = &bar {
@@ -174,10 +181,11 @@ pub fn replay_warcs(
     let mut failed: Option<ReplayError> = None;
     let mut buf = Vec::new();
     for path in paths {
-        let counts = read_warc_with_progress(path, bar.as_ref(), |page| {
+        let read = read_warc_with_progress(path, bar.as_ref(), |page| {
             if failed.is_some() {
                 return;
             }
+            summary.pages += 1;
             let host = host_of(&page.url);
             let model = hosts.get(&host).and_then(|h| h.model.clone());
             let mut skip = |reason: &str| *summary.skipped.entry(reason.to_string()).or_default() += 1;
@@ -208,18 +216,7 @@ pub fn replay_warcs(
             }
             let new_hashes = std::mem::take(&mut outcome.new_hashes);
             let file = path.file_name().map(|n| n.to_string_lossy().into_owned());
-            let fetched_at = page.date.clone().unwrap_or_default();
-            let source = RecordSource {
-                url: &page.url,
-                final_url: &page.url,
-                host: &host,
-                fetched_at: &fetched_at,
-                http_status: Some(page.status),
-                content_type: page.content_type.clone(),
-                warc_record_id: Some(page.record_id.clone()),
-                warc_file: file,
-                warc_offset: None,
-            };
+            let source = RecordSource::warc_page(&page, &host, file);
             let record = record_of(source, ex, class, outcome.kept);
             if !cfg.crawl.keeps_language(record.lang.as_deref()) {
                 return skip("wrong_language");
@@ -235,12 +232,20 @@ pub fn replay_warcs(
                 return;
             }
             summary.records += 1;
-        })?;
+        });
         if let Some(e) = failed.take() {
             return Err(e);
         }
+        let counts = match read {
+            Ok(counts) => counts,
+            Err(WarcInputError::Record { path, record, message }) => {
+                summary.warc_records += record.saturating_sub(1);
+                summary.damaged.push(WarcInputError::Record { path, record, message }.to_string());
+                continue;
+            }
+            Err(e) => return Err(e.into()),
+        };
         summary.warc_records += counts.records;
-        summary.pages += counts.pages;
         for (skip, n) in counts.skipped {
             *summary.skipped.entry(format!("warc_{}", skip.key())).or_default() += n;
         }
@@ -250,6 +255,15 @@ pub fn replay_warcs(
         bar.finish_and_clear();
     }
     Ok(summary)
+}
+
+/// A pass's reading of one file: a damaged file counts up to its damage (reported by the
+/// last pass, [`ReplaySummary::damaged`]); a file that cannot be opened stops the replay.
+fn up_to_damage(read: Result<crate::extract::warc_input::WarcCounts, WarcInputError>) -> Result<(), ReplayError> {
+    match read {
+        Ok(_) | Err(WarcInputError::Record { .. }) => Ok(()),
+        Err(e) => Err(e.into()),
+    }
 }
 
 /// The crawl's host key of a URL (`host[:port]`), or the URL itself when it has none.

@@ -20,7 +20,7 @@ use crate::crawl::frontier::{CrawlMode, LocalMode, ModeChannels, ModeParts};
 use crate::crawl::messages::Event;
 use crate::crawl::progress::Progress;
 use crate::crawl::robots::{user_agent_token, RobotsEntry, RobotsStatus};
-use crate::crawl::shutdown::{low_disk, watch_disks, watch_signals, Shutdown};
+use crate::crawl::shutdown::{self, low_disk, watch_disks, watch_signals, Shutdown};
 use crate::crawl::sink::CorpusSink;
 use crate::crawl::workers::{spawn_workers, PageTools, WorkerContext};
 use crate::crawl::{owner, CrawlError, CrawlOptions, CrawlSummary};
@@ -59,6 +59,12 @@ pub async fn run_with<M: CrawlMode>(opts: CrawlOptions, mut mode: M) -> Result<C
     // 1. State and corpus writer, when the disks have room.
     let cfg = opts.config.clone();
     let watched = vec![cfg.crawl.state_dir.clone(), cfg.crawl.out_dir.clone()];
+    if !cfg.crawl.state_dir.exists() {
+        crate::crawl::seeds::check_seeds(&opts.seeds)?;
+    }
+    for path in &watched {
+        shutdown::check_writable(path).map_err(|source| CrawlError::NotWritable { path: path.clone(), source })?;
+    }
     if let Some(low) = low_disk(&watched, cfg.crawl.min_free_space) {
         return Err(CrawlError::DiskLow(low));
     }

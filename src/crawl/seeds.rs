@@ -14,6 +14,24 @@ use url::Url;
 /// # Errors
 /// [`CrawlError::Seeds`] when the file cannot be read or holds no valid seed URL.
 pub fn read_seeds(path: &Path) -> Result<Vec<(Url, String)>, CrawlError> {
+    parse_seeds(path, true)
+}
+
+/// Is the seeds file `path` usable ([`read_seeds`]; its warnings are printed only when it is
+/// not)? Checked before a new crawl creates its state, so a refused crawl leaves nothing
+/// behind. Standard input (`-`) can be read only once and is not checked here.
+///
+/// # Errors
+/// As [`read_seeds`].
+pub fn check_seeds(path: &Path) -> Result<(), CrawlError> {
+    match path == Path::new("-") {
+        true => Ok(()),
+        false => parse_seeds(path, false).or_else(|_| parse_seeds(path, true)).map(|_| ()),
+    }
+}
+
+/// [`read_seeds`], printing the skipped lines' warnings when `warn`.
+fn parse_seeds(path: &Path, warn: bool) -> Result<Vec<(Url, String)>, CrawlError> {
     let bytes = if path == Path::new("-") {
         let mut bytes = Vec::new();
         std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes).map(|_| bytes)
@@ -25,14 +43,18 @@ pub fn read_seeds(path: &Path) -> Result<Vec<(Url, String)>, CrawlError> {
     let mut seeds = Vec::new();
     for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
         let Ok(line) = std::str::from_utf8(line) else {
-            eprintln!("warning: {}:{}: seed skipped: the line is not UTF-8", path.display(), i + 1);
+            if warn {
+                eprintln!("warning: {}:{}: seed skipped: the line is not UTF-8", path.display(), i + 1);
+            }
             continue;
         };
         let url = match parse_seed_line(line) {
             Ok(Some(u)) => u,
             Ok(None) => continue,
             Err(e) => {
-                eprintln!("warning: {}:{}: seed skipped: {e}", path.display(), i + 1);
+                if warn {
+                    eprintln!("warning: {}:{}: seed skipped: {e}", path.display(), i + 1);
+                }
                 continue;
             }
         };

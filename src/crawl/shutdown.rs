@@ -131,22 +131,37 @@ pub fn watch_signals(shutdown: Arc<Shutdown>) -> std::io::Result<tokio::task::Jo
     }))
 }
 
+/// The nearest existing ancestor of `path` (itself when it exists; `.` when none does).
+fn existing_ancestor(path: &Path) -> &Path {
+    let mut probe = path;
+    while !probe.exists() {
+        match probe.parent() {
+            Some(p) if !p.as_os_str().is_empty() => probe = p,
+            _ => return Path::new("."),
+        }
+    }
+    probe
+}
+
 /// Free bytes on the filesystem holding `path` (its nearest existing ancestor).
 ///
 /// # Errors
 /// When the filesystem cannot be asked.
 pub fn free_space(path: &Path) -> std::io::Result<u64> {
-    let mut probe = path;
-    while !probe.exists() {
-        match probe.parent() {
-            Some(p) if !p.as_os_str().is_empty() => probe = p,
-            _ => {
-                probe = Path::new(".");
-                break;
-            }
-        }
-    }
-    fs2::available_space(probe)
+    fs2::available_space(existing_ancestor(path))
+}
+
+/// Can a file be created where `path` is or will be (in it when it is a directory, else in its
+/// nearest existing ancestor)? A probe file is created and removed again; nothing else is
+/// written, so a refused crawl leaves no folders behind.
+///
+/// # Errors
+/// The creation's error: `ReadOnlyFilesystem` on a read-only mount, `PermissionDenied`, ...
+pub fn check_writable(path: &Path) -> std::io::Result<()> {
+    let dir = existing_ancestor(path);
+    let probe = dir.join(format!(".webcorpus-write-probe-{}", std::process::id()));
+    std::fs::OpenOptions::new().write(true).create_new(true).open(&probe)?;
+    std::fs::remove_file(&probe)
 }
 
 /// The first of `paths` with less than `min` bytes free, as a [`StopReason::DiskLow`].

@@ -41,7 +41,12 @@ fn report_text(state: &CrawlState, host: Option<&str>) -> Result<String, StoreEr
         let Some(rec) = state.host(host)? else {
             return Ok(format!("host {host}: not in this state\n"));
         };
-        let _ = writeln!(out, "host {host}: phase {:?}, seed {}", rec.learning.phase, rec.seed);
+        let _ = writeln!(
+            out,
+            "host {host}: phase {}, seed {}",
+            format!("{:?}", rec.learning.phase).to_lowercase(),
+            rec.seed
+        );
         let _ = writeln!(
             out,
             "  fetched {} · sampled {} · written {} · queued {} · articles {}{}",
@@ -136,9 +141,10 @@ pub fn report_snapshot(snap: &StatusSnapshot) -> String {
          written",
         snap.pid, snap.written_at, snap.run_started_at, snap.run_fetched, snap.run_records
     );
-    let queued = vec![None; snap.hosts.len()];
+    let queued: Vec<Option<usize>> = snap.hosts.iter().map(|h| Some(h.queued_from_counts() as usize)).collect();
     let models: Vec<String> = snap.hosts.iter().map(|h| format!("{:?}", h.learning.phase).to_lowercase()).collect();
-    out.push_str(&overview(&snap.counters, &snap.hosts, &queued, &models, snap.queued));
+    let total = snap.queued.unwrap_or_else(|| queued.iter().flatten().sum());
+    out.push_str(&overview(&snap.counters, &snap.hosts, &queued, &models, Some(total)));
     out
 }
 

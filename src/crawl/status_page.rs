@@ -216,7 +216,7 @@ pub fn render(snap: &StatusSnapshot) -> String {
          <th>delay s</th><th>yield</th><th>state</th></tr>",
     );
     for h in &snap.hosts {
-        let queued = h.enqueued.saturating_sub(h.fetched + h.discards.get("robots_disallowed").copied().unwrap_or(0));
+        let queued = h.queued_from_counts();
         let _ = write!(
             out,
             "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.1}</td><td>{}</td><td>{}</td></tr>",

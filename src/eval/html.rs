@@ -96,7 +96,8 @@ fn own_score(report: &SetReport, s: &Summary) -> (f64, Option<f64>) {
     }
 }
 
-/// One page's own score (as [`own_score`]).
+/// One page's own score (as [`own_score`]); `None` for a page whose gold text is empty (no
+/// word measures, [`PageResult::word`]), which is therefore never among the worst pages.
 fn page_score(report: &SetReport, p: &PageResult) -> Option<f64> {
     match report.has_text {
         true => p.word.map(|w| w.f1()),
@@ -109,6 +110,9 @@ pub fn set_section(report: &SetReport, set: &Dataset, settings: &ExtractSettings
     let metric = if report.has_text { "word F1" } else { "snippet F1" };
     let mut out =
         format!("<h2 id=\"{0}\">{0}</h2><p>{1} pages, {2} sites</p>", escape(&report.name), report.pages, report.sites);
+    if let Some(caveat) = &report.caveat {
+        let _ = write!(out, "<p class=\"caveat\"><b>Not held out:</b> {}</p>", escape(caveat));
+    }
     let bars: Vec<_> = report
         .rows
         .iter()

@@ -245,6 +245,10 @@ pub struct SetReport {
     pub learn_secs: f64,
     /// One row per extractor variant.
     pub rows: Vec<RowReport>,
+    /// A note printed above the table: why a row's scores are not held-out figures
+    /// ([`crate::eval::run::trained_on_caveat`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub caveat: Option<String>,
 }
 
 impl SetReport {
@@ -260,6 +264,7 @@ impl SetReport {
             has_snippets: set.has_snippets(),
             learn_secs,
             rows,
+            caveat: None,
         }
     }
 
@@ -272,6 +277,9 @@ impl SetReport {
             "### {} ({} pages, {} sites, {} with a model; learning {:.1} s)\n",
             self.name, self.pages, self.sites, self.sites_with_model, self.learn_secs
         );
+        if let Some(caveat) = &self.caveat {
+            let _ = writeln!(out, "Note: {caveat}\n");
+        }
         let mut head = vec!["extractor", "pages"];
         if self.has_text {
             head.extend(["P", "R", "F1 ±se", "macro F1", "BoW F1", "shingle F1 ±se", "gold chars kept"]);

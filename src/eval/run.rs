@@ -175,6 +175,24 @@ fn learn_models(set: &Dataset, opts: &EvalOptions, variants: &[Variant]) -> Mode
     models
 }
 
+/// The note on a set the default's scores are not held-out figures for: the default is
+/// evaluated with the combiner of [`ExtractSettings::combiner_model`] (no `--combiner-cv`) and
+/// that model's provenance names `set` among its training sets. `None` otherwise.
+pub fn trained_on_caveat(set: &str, opts: &EvalOptions) -> Option<String> {
+    let default = opts.extractors.contains(&ExtractorKind::Default);
+    if !default || opts.combiner_folds.is_some() {
+        return None;
+    }
+    let model = opts.settings.combiner_model().ok()?;
+    let sets = model.provenance.get("sets")?.as_array()?;
+    sets.iter().any(|s| s.as_str() == Some(set)).then(|| {
+        format!(
+            "The default's combiner was trained on the pages of {set}: its scores here are not held-out figures. \
+             Add `--combiner-cv models/combiner-cv` to extract each page with a model trained without its site."
+        )
+    })
+}
+
 /// Evaluate `opts.extractors` on `set` (first `opts.limit` pages): learn the models, extract
 /// and score every page for every row, and sum the rows ([`SetReport`]). Never fails: an
 /// unreadable page or an extractor error is a discard.
@@ -224,7 +242,9 @@ pub fn evaluate_set(set: &Dataset, opts: &EvalOptions) -> SetReport {
             RowReport::new(*v, pages, opts.learn.min_sample)
         })
         .collect();
-    SetReport::new(&set, models.sites_with_model, models.secs, rows)
+    let mut report = SetReport::new(&set, models.sites_with_model, models.secs, rows);
+    report.caveat = trained_on_caveat(&set.name, opts);
+    report
 }
 
 /// The text of `ex` that is scored against the gold: its main content, after its headline

@@ -180,10 +180,11 @@ fn is_cjk_punctuation(c: char) -> bool {
     u >= 0x3000 && matches!(u, 0x3000..=0x303F | 0xFF00..=0xFF65) && !is_cjk(c) && !c.is_alphanumeric()
 }
 
-/// Collapse runs of Unicode whitespace to one space and trim.
+/// Collapse runs of Unicode whitespace to one space and trim. Control characters (C0, DEL,
+/// C1: a page's stray ESC or NUL) count as whitespace, so no text of a page carries them.
 pub fn collapse_whitespace(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
-    for w in s.split_whitespace() {
+    for w in s.split(|c: char| c.is_whitespace() || c.is_control()).filter(|w| !w.is_empty()) {
         if !out.is_empty() {
             out.push(' ');
         }
@@ -198,6 +199,12 @@ mod tests {
 
     fn texts(doc: &Document) -> Vec<String> {
         segment(doc).into_iter().map(|b| b.text).collect()
+    }
+
+    #[test]
+    fn control_characters_never_reach_a_block() {
+        let doc = Document::parse("<p>red\u{1b}[31m text\u{1}and\u{7f} \u{85}more</p>");
+        assert_eq!(texts(&doc), ["red [31m text and more"]);
     }
 
     #[test]

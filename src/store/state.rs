@@ -179,6 +179,13 @@ impl HostRecord {
         (self.body_bytes > 0).then(|| self.text_bytes as f64 / self.body_bytes as f64)
     }
 
+    /// URLs of the host still to fetch, from its record alone (a status snapshot holds no
+    /// frontier): URLs ever queued less those fetched and those robots.txt disallowed. Equals
+    /// the frontier's length except for URLs whose fetch failed for good.
+    pub fn queued_from_counts(&self) -> u64 {
+        self.enqueued.saturating_sub(self.fetched + self.discards.get("robots_disallowed").copied().unwrap_or(0))
+    }
+
     /// Share of the host's classified pages that are articles; `None` before any.
     pub fn article_share(&self) -> Option<f64> {
         let n = self.articles + self.others;

@@ -105,3 +105,38 @@ async fn bad_pages_and_hosts_are_counted_and_the_crawl_goes_on() {
     assert!(text_of("/latin1.html").contains("reopened this week"), "a wrong charset loses only the bad bytes");
     assert!(!records.iter().any(|r| r.url.ends_with("/stub.html")), "a headings-only page has no record");
 }
+
+/// A crawl refused at its start says why with its documented exit status and leaves no state
+/// or corpus folders behind: a seeds file without a usable URL (exit 1, with the line's
+/// warning), a filesystem below `min_free_space` (the disk guard's 75), a directory that cannot
+/// be written (here under a plain file; a read-only mount takes the same path).
+#[test]
+fn a_refused_crawl_says_why_and_leaves_nothing_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("plain-file"), "").unwrap();
+    let run = |seeds: &str, state: &str, extra: &str| {
+        std::fs::write(dir.path().join("seeds.txt"), seeds).unwrap();
+        let toml =
+            format!("[crawl]\nstate_dir = \"{0}/{state}\"\nout_dir = \"{0}/corpus\"\n{extra}", dir.path().display());
+        std::fs::write(dir.path().join("config.toml"), toml).unwrap();
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_webcorpus"))
+            .args(["crawl", "--quiet", "--seeds"])
+            .arg(dir.path().join("seeds.txt"))
+            .arg("--config")
+            .arg(dir.path().join("config.toml"))
+            .output()
+            .unwrap();
+        let left: Vec<_> = ["state", "corpus"].into_iter().filter(|d| dir.path().join(d).exists()).collect();
+        assert!(left.is_empty(), "{left:?} left behind");
+        (out.status.code(), String::from_utf8_lossy(&out.stderr).into_owned())
+    };
+    let (code, err) = run("www.example.org\n", "state", "");
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("no valid seed URL") && err.contains("write it as http://www.example.org"), "{err}");
+    let (code, err) = run("http://127.0.0.1:9/\n", "state", "min_free_space = 9223372036854775807\n");
+    assert_eq!(code, Some(75), "{err}");
+    assert!(err.contains("less than min_free_space"), "{err}");
+    let (code, err) = run("http://127.0.0.1:9/\n", "plain-file/state", "");
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("cannot write in") && err.contains("plain-file/state"), "{err}");
+}

@@ -474,10 +474,18 @@ fn check_warc_output(dir: &Path, requests: &[support::site_server::RequestLog], 
             hosts_of.entry(words(&p.text)).or_default().insert(r.host.as_str());
         }
     }
+    assert!(records.iter().any(|r| r.url != r.final_url), "the shared wiki's pages come through redirects");
     let mut differing = 0;
     for r in records {
         let again = &replayed[r.warc_record_id.as_deref().unwrap()];
         assert_eq!((&again.title, &again.extractor, again.page_type), (&r.title, &r.extractor, r.page_type));
+        // Where the page is in the files, and the URL asked for before the redirects.
+        assert_eq!(
+            (&again.url, &again.final_url, &again.warc_file, again.warc_offset),
+            (&r.url, &r.final_url, &r.warc_file, r.warc_offset),
+            "{}",
+            r.url
+        );
         if again.text == r.text {
             continue;
         }
@@ -495,6 +503,23 @@ fn check_warc_output(dir: &Path, requests: &[support::site_server::RequestLog], 
         replayed.len()
     );
     assert!(differing * 50 <= records.len(), "{differing} of {} records differ", records.len());
+    // A cut file is read up to the cut: its last 5 bytes gone, the replay writes the records
+    // before it and names the damage.
+    let cut_dir = tempfile::tempdir().unwrap();
+    let files = warc_files(dir);
+    let copies: Vec<_> = files.iter().map(|f| cut_dir.path().join(f.file_name().unwrap())).collect();
+    for (from, to) in files.iter().zip(&copies) {
+        std::fs::copy(from, to).unwrap();
+    }
+    let last = copies.last().unwrap();
+    let len = std::fs::metadata(last).unwrap().len();
+    std::fs::OpenOptions::new().write(true).open(last).unwrap().set_len(len - 5).unwrap();
+    let mut out = Vec::new();
+    let cut =
+        webcorpus::crawl::replay::replay_warcs(&copies, config, webcorpus::write::CorpusFormat::Jsonl, &mut out, false)
+            .expect("a cut file is no error of the replay");
+    assert_eq!(cut.damaged.len(), 1, "{:?}", cut.damaged);
+    assert!(cut.records + 1 >= summary.records && cut.records > 0, "{} of {}", cut.records, summary.records);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -100,6 +100,22 @@ fn the_status_page_answers_while_a_crawl_runs_and_its_json_matches_stats() {
         }
     }
     assert!(matched, "the page and stats never read the same snapshot");
+    // The text report of the running crawl gives each host's queued URLs as the page does,
+    // never "-" (its fifth column; the state is locked, so they come from the host records).
+    let out = Command::new(env!("CARGO_BIN_EXE_webcorpus"))
+        .arg("stats")
+        .arg("--state")
+        .arg(dir.path().join("state"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.starts_with("crawl running"), "{text}");
+    for host in HOSTS {
+        let row = text.lines().find(|l| l.starts_with(host)).unwrap_or_else(|| panic!("{host} in {text}"));
+        let queued = row.split_whitespace().nth(4).unwrap();
+        assert!(queued.parse::<u64>().is_ok(), "queued {queued:?} in {row}");
+    }
+    assert!(!text.contains("queued URLs: -"), "{text}");
     let (status, html) = http(&addr, "GET", "/").unwrap();
     assert_eq!(status, 200);
     assert!(html.contains("http-equiv=\"refresh\""), "the page refreshes itself");

@@ -1,7 +1,8 @@
 //! WARC input against the reference reader: for each WARC file of `../shared/sites/warc`
 //! (Common Crawl, dolma, StormCrawler), `read_warc` must see as many records as `warcio`
-//! (PyPI) and hand on exactly the responses warcio reports as 2xx HTML. Skipped with a loud
-//! message where warcio is not installed (`pip install warcio`).
+//! (PyPI) and hand on exactly the responses warcio reports as 2xx HTML, each with the offset
+//! warcio gives its record (the gzip member's offset in the file). warcio is installed from
+//! PyPI when missing.
 
 use crate::support;
 
@@ -12,13 +13,16 @@ const WARCIO_COUNTS: &str = r#"
 import sys
 from warcio.archiveiterator import ArchiveIterator
 records = pages = 0
-for r in ArchiveIterator(open(sys.argv[1], 'rb')):
+offsets = []
+it = ArchiveIterator(open(sys.argv[1], 'rb'))
+for r in it:
     records += 1
     if r.rec_type == 'response' and r.http_headers:
         ct = (r.http_headers.get_header('Content-Type') or '').split(';')[0].strip().lower()
         if r.http_headers.get_statuscode().startswith('2') and ct in ('', 'text/html', 'application/xhtml+xml'):
             pages += 1
-print(records, pages)
+            offsets.append(it.get_record_offset())
+print(records, pages, *offsets)
 "#;
 
 #[test]
@@ -38,13 +42,16 @@ fn warc_records_and_pages_match_warcio() {
         let text = String::from_utf8_lossy(&out.stdout);
         let expected: Vec<u64> = text.split_whitespace().map(|n| n.parse().expect("a count")).collect();
         let mut urls = Vec::new();
+        let mut offsets = Vec::new();
         let counts = read_warc(&path, |page| {
             assert!(page.url.starts_with("http"), "{}", page.url);
             assert!(page.record_id.starts_with("<urn:"), "{}", page.record_id);
             urls.push(page.url);
+            offsets.push(page.offset.expect("each record of these files is its own gzip member"));
         })
         .expect("readable");
-        assert_eq!(vec![counts.records, counts.pages], expected, "{}", path.display());
+        assert_eq!(vec![counts.records, counts.pages], expected[..2], "{}", path.display());
         assert_eq!(urls.len() as u64, counts.pages);
+        assert_eq!(offsets, expected[2..], "{}: record offsets", path.display());
     }
 }

@@ -9,15 +9,25 @@
 //! length is at most [`MAX_BLOCK_BYTES`]; a longer one is streamed past and counted as
 //! [`Skip::TooLarge`], as is a payload that decodes to more than [`MAX_PAYLOAD_BYTES`].
 //!
+//! Each page carries its record's offset in the file ([`WarcPage::offset`]; for `.warc.gz`
+//! the offset of the gzip member the record begins, [`members`]) and, when the file holds the
+//! redirects that led to it, the URL first requested ([`WarcPage::requested_url`]). A file
+//! that does not begin with a WARC record is refused, not read as empty.
+//!
 //! A `response` record's block is the HTTP response as received: status line, headers, body.
 //! The headers are parsed with `httparse`; a body still in `Transfer-Encoding: chunked` is
 //! de-chunked, one in gzip or deflate `Content-Encoding` is decoded (others are skipped), and
 //! only 2xx responses with an HTML content type (or none) become pages.
 
+pub mod members;
+
 use flate2::read::{MultiGzDecoder, ZlibDecoder};
-use std::collections::BTreeMap;
+use members::{MemberStarts, Members};
+use std::cell::Cell;
+use std::collections::{BTreeMap, HashMap};
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 use warc::{RecordType, WarcHeader, WarcReader};
 
 /// The most bytes a decoded payload may have; larger ones are skipped as [`Skip::TooLarge`].
@@ -44,6 +54,13 @@ pub struct WarcPage {
     pub content_type: Option<String>,
     /// The payload, transfer and content encodings undone.
     pub body: Vec<u8>,
+    /// Bytes from the file's start to the record: for `.warc.gz` the compressed offset of the
+    /// gzip member the record begins (where a reader seeks to); `None` when the record begins
+    /// inside a member (a file compressed as one stream).
+    pub offset: Option<u64>,
+    /// The URL first requested when earlier `response` records of the file redirected (3xx
+    /// with `Location`) to this one, following the chain back to its start; `None` otherwise.
+    pub requested_url: Option<String>,
 }
 
 /// Why a record gave no page.
@@ -142,18 +159,21 @@ pub fn read_warc_with_progress(
         Some(bar) => Box::new(bar.wrap_read(file)),
         None => Box::new(file),
     };
-    let reader: Box<dyn Read> = if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("gz")) {
-        Box::new(MultiGzDecoder::new(BufReader::new(file)))
+    if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("gz")) {
+        let starts = MemberStarts::default();
+        let reader = Members::new(BufReader::new(file), starts.clone());
+        read_warc_from(path, reader, Some(&starts), on_page)
     } else {
-        Box::new(file)
-    };
-    read_warc_from(path, reader, on_page)
+        read_warc_from(path, file, None, on_page)
+    }
 }
 
-/// [`read_warc`] on the (decompressed) bytes of `reader`; `path` names the file in errors.
+/// [`read_warc`] on the (decompressed) bytes of `reader`; `path` names the file in errors;
+/// `members` are the gzip member starts of a compressed file.
 fn read_warc_from(
     path: &Path,
     reader: impl Read,
+    members: Option<&MemberStarts>,
     mut on_page: impl FnMut(WarcPage),
 ) -> Result<WarcCounts, WarcInputError> {
     let mut counts = WarcCounts::default();
@@ -162,11 +182,24 @@ fn read_warc_from(
         record: counts.records,
         message,
     };
-    let mut warc = WarcReader::new(HeaderGuard::new(BufReader::with_capacity(1 << 16, reader)));
+    let mut guard = HeaderGuard::new(BufReader::with_capacity(1 << 16, reader));
+    let record_start = guard.record_start();
+    let head = guard.fill_buf().map_err(|e| error(&counts, e.to_string()))?;
+    if !b"WARC/".starts_with(&head[..head.len().min(5)]) {
+        counts.records = 1;
+        return Err(error(&counts, "not a WARC file: it does not begin with a WARC/1.0 or WARC/1.1 record".into()));
+    }
+    let mut redirects = Redirects::default();
+    let mut warc = WarcReader::new(guard);
     let mut records = warc.stream_records();
     while let Some(record) = records.next_item() {
         counts.records += 1;
         let mut record = record.map_err(|e| error(&counts, with_source(&e)))?;
+        let start = record_start.get();
+        let offset = match members {
+            Some(members) => members.take(start),
+            None => Some(start),
+        };
         if *record.warc_type() != RecordType::Response {
             *counts.skipped.entry(Skip::NotResponse).or_default() += 1;
             continue;
@@ -190,9 +223,15 @@ fn read_warc_from(
         match http_page(&block) {
             Ok((status, content_type, body)) => {
                 counts.pages += 1;
-                on_page(WarcPage { url, record_id, date, status, content_type, body });
+                let requested_url = redirects.origin_of(&url);
+                on_page(WarcPage { url, record_id, date, status, content_type, body, offset, requested_url });
             }
-            Err(skip) => *counts.skipped.entry(skip).or_default() += 1,
+            Err(skip) => {
+                if let (Skip::HttpStatus, Some(location)) = (skip, redirect_location(&block)) {
+                    redirects.note(&url, &location);
+                }
+                *counts.skipped.entry(skip).or_default() += 1
+            }
         }
     }
     Ok(counts)
@@ -207,26 +246,88 @@ fn with_source(e: &dyn std::error::Error) -> String {
     }
 }
 
+/// Redirect chains of one file so far: each redirect target (its URL as `url` writes it)
+/// with the URL its chain began at. At most [`MAX_REDIRECTS`] are held; beyond, the oldest
+/// chains are forgotten (a page and its redirects lie close together in a crawler's file).
+#[derive(Debug, Default)]
+struct Redirects {
+    origin: HashMap<String, String>,
+}
+
+/// Redirect targets held at most ([`Redirects`]).
+const MAX_REDIRECTS: usize = 100_000;
+
+impl Redirects {
+    /// The key of a URL: its `url` serialisation, else the text.
+    fn key(url: &str) -> String {
+        url::Url::parse(url).map(String::from).unwrap_or_else(|_| url.to_string())
+    }
+
+    /// A response for `from` redirected to `location` (relative to `from`).
+    fn note(&mut self, from: &str, location: &str) {
+        let Some(to) = url::Url::parse(from).ok().and_then(|base| base.join(location).ok()) else { return };
+        let from = Self::key(from);
+        let origin = self.origin.remove(&from).unwrap_or(from);
+        if self.origin.len() >= MAX_REDIRECTS {
+            self.origin.clear();
+        }
+        self.origin.insert(to.into(), origin);
+    }
+
+    /// The URL whose redirects led to `url`, if any (forgotten once asked).
+    fn origin_of(&mut self, url: &str) -> Option<String> {
+        match self.origin.is_empty() {
+            true => None,
+            false => self.origin.remove(&Self::key(url)),
+        }
+    }
+}
+
+/// The `Location` of an HTTP response block with a 3xx status.
+fn redirect_location(block: &[u8]) -> Option<String> {
+    let mut headers = [httparse::EMPTY_HEADER; 128];
+    let mut response = httparse::Response::new(&mut headers);
+    response.parse(block).ok()?;
+    if !(300..400).contains(&response.code?) {
+        return None;
+    }
+    let location = response.headers.iter().find(|h| h.name.eq_ignore_ascii_case("location"))?;
+    Some(String::from_utf8_lossy(location.value).trim().to_string()).filter(|l| !l.is_empty())
+}
+
 /// A buffered reader that bounds what the `warc` crate's header parsing may hold: its
 /// `read_until` (which the crate uses for header lines only) fails once the lines read since
-/// the last plain `read` (a block's bytes) pass [`MAX_HEADER_BYTES`].
+/// the last plain `read` (a block's bytes) pass [`MAX_HEADER_BYTES`]. It also counts the bytes
+/// taken from it, and notes where each header began ([`HeaderGuard::record_start`]).
 pub struct HeaderGuard<R> {
     inner: R,
     /// Bytes handed out by `read_until` since the last `read`.
     header_bytes: usize,
+    /// Bytes taken so far.
+    position: u64,
+    /// `position` when the current header's first line was read.
+    record_start: Rc<Cell<u64>>,
 }
 
 impl<R> HeaderGuard<R> {
     /// Guard `inner`.
     pub fn new(inner: R) -> HeaderGuard<R> {
-        HeaderGuard { inner, header_bytes: 0 }
+        HeaderGuard { inner, header_bytes: 0, position: 0, record_start: Rc::default() }
+    }
+
+    /// The offset (bytes taken before it) of the latest record header, updated as its first
+    /// line is read.
+    pub fn record_start(&self) -> Rc<Cell<u64>> {
+        self.record_start.clone()
     }
 }
 
 impl<R: BufRead> Read for HeaderGuard<R> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         self.header_bytes = 0;
-        self.inner.read(buf)
+        let n = self.inner.read(buf)?;
+        self.position += n as u64;
+        Ok(n)
     }
 }
 
@@ -236,10 +337,14 @@ impl<R: BufRead> BufRead for HeaderGuard<R> {
     }
 
     fn consume(&mut self, amount: usize) {
+        self.position += amount as u64;
         self.inner.consume(amount);
     }
 
     fn read_until(&mut self, byte: u8, buf: &mut Vec<u8>) -> std::io::Result<usize> {
+        if self.header_bytes == 0 {
+            self.record_start.set(self.position);
+        }
         let mut read = 0;
         loop {
             let available = self.inner.fill_buf()?;
@@ -258,6 +363,7 @@ impl<R: BufRead> BufRead for HeaderGuard<R> {
             }
             buf.extend_from_slice(&available[..used]);
             self.inner.consume(used);
+            self.position += used as u64;
             self.header_bytes += used;
             read += used;
             if found {
@@ -365,7 +471,7 @@ mod tests {
     }
 
     fn read(bytes: impl Read) -> Result<WarcCounts, WarcInputError> {
-        read_warc_from(Path::new("test.warc"), bytes, |_| {})
+        read_warc_from(Path::new("test.warc"), bytes, None, |_| {})
     }
 
     const PAGE: &[u8] = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n<p>hello</p>";
@@ -377,7 +483,7 @@ mod tests {
     /// error, not an allocation of its claim.
     #[test]
     fn a_hostile_file_is_read_in_bounded_memory() {
-        let endless_line = std::io::repeat(b'a');
+        let endless_line = b"WARC/1.1 ".chain(std::io::repeat(b'a'));
         let e = read(endless_line).unwrap_err().to_string();
         assert!(e.contains("header is longer than"), "{e}");
         let endless_lines = b"WARC/1.1\r\n".iter().copied().chain(std::iter::repeat(*b"X-A: b\r\n").flatten());
@@ -397,6 +503,47 @@ mod tests {
         let claim = record("response", PAGE, 2_147_483_648);
         let e = read(&claim[..]).unwrap_err();
         assert!(matches!(e, WarcInputError::Record { record: 2, .. }), "{e}");
+    }
+
+    fn response_at(uri: &str, http: &[u8]) -> Vec<u8> {
+        let head = format!(
+            "WARC/1.1\r\nWARC-Type: response\r\nWARC-Record-ID: <urn:uuid:{}>\r\nWARC-Date: 2026-01-01T00:00:00Z\r\n\
+             WARC-Target-URI: {uri}\r\n\
+             Content-Length: {}\r\n\r\n",
+            uuid::Uuid::new_v4(),
+            http.len()
+        );
+        [head.as_bytes(), http, b"\r\n\r\n"].concat()
+    }
+
+    /// Each page knows its record's byte offset, and a page reached through redirects in the
+    /// file knows the URL first requested (a chain of two hops, the second one relative).
+    #[test]
+    fn pages_carry_their_offset_and_the_url_first_requested() {
+        let records = [
+            record("warcinfo", b"software: test", 14),
+            response_at("http://example.org/a", b"HTTP/1.1 301 Moved\r\nLocation: https://example.org/b\r\n\r\n"),
+            response_at("https://example.org/b", b"HTTP/1.1 302 Found\r\nLocation: /c?x=1\r\n\r\n"),
+            response_at("https://example.org/c?x=1", PAGE),
+            response_at("http://example.org/d", PAGE),
+        ];
+        let file = records.concat();
+        let mut pages = Vec::new();
+        let counts = read_warc_from(Path::new("t.warc"), &file[..], None, |p| pages.push(p)).unwrap();
+        assert_eq!((counts.records, counts.pages), (5, 2));
+        let at = |i: usize| records[..i].iter().map(Vec::len).sum::<usize>() as u64;
+        assert_eq!(pages[0].offset, Some(at(3)));
+        assert_eq!(pages[0].requested_url.as_deref(), Some("http://example.org/a"));
+        assert_eq!((pages[1].offset, pages[1].requested_url.as_deref()), (Some(at(4)), None));
+    }
+
+    /// A file that is not WARC is an error, not an empty file; an empty file has no records.
+    #[test]
+    fn a_file_that_is_not_warc_is_refused() {
+        let noise: Vec<u8> = (0..100_000u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
+        let e = read(&noise[..]).unwrap_err().to_string();
+        assert!(e.contains("not a WARC file"), "{e}");
+        assert_eq!(read(&b""[..]).unwrap().records, 0);
     }
 
     #[test]
