@@ -36,6 +36,7 @@ use crate::store::UrlKind;
 use crate::write::warc::{HttpExchange, Truncation};
 use exchange::{Pending, Sent};
 
+pub mod budget;
 mod exchange;
 
 /// The cap on a robots.txt body, in bytes; the rest is dropped (RFC 9309 §2.5 asks parsers to
@@ -243,6 +244,9 @@ pub struct FetchedPage {
     pub response_time: Duration,
     /// When the response was complete.
     pub fetched_at: SystemTime,
+    /// A sitemap's or feed's share of the crawl's [`budget::SourceBudget`], held until the
+    /// page (and so its body) is dropped; `None` for pages.
+    pub budget: Option<budget::BudgetShare>,
 }
 
 /// The HTTP client of a crawl; cheap to share behind an `Arc`.
@@ -256,6 +260,8 @@ pub struct Fetcher {
     resolve: HashMap<String, SocketAddr>,
     policy: Arc<AddressPolicy>,
     record: bool,
+    /// The memory of sitemap and feed bodies in flight ([`budget`]).
+    sources: budget::SourceBudget,
 }
 
 /// The last response of the redirect loop.
@@ -315,6 +321,7 @@ impl Fetcher {
             resolve,
             policy,
             record: false,
+            sources: budget::SourceBudget::new(budget::SOURCE_BUDGET_BYTES, MAX_SOURCE_BYTES),
         })
     }
 
@@ -409,6 +416,8 @@ impl Fetcher {
         } else {
             None
         };
+        // A sitemap's or feed's share of the source budget, reserved before its body is read.
+        let mut reserved = None;
         let body = if let Some(e) = refused {
             if let Some(p) = pending {
                 log.push(p.finish(Vec::new(), Some(Truncation::NotRead)));
@@ -422,6 +431,10 @@ impl Fetcher {
             Vec::new()
         } else {
             let limit = if kind.is_page() { self.config.max_body_bytes } else { MAX_SOURCE_BYTES };
+            let declared = response.content_length();
+            if !kind.is_page() && declared.is_none_or(|n| n <= limit) {
+                reserved = Some(self.sources.reserve(declared).await);
+            }
             match read_body(response, limit, BodyCap::Refuse).await {
                 Ok((body, false)) => {
                     if let Some(p) = pending {
@@ -438,6 +451,7 @@ impl Fetcher {
                 Err(e) => return Err(FetchError::from_reqwest(url, e)),
             }
         };
+        let budget = reserved.map(|share| budget::SourceBudget::keep(share, body.len()));
         Ok(FetchedPage {
             url: url.clone(),
             final_url,
@@ -451,6 +465,7 @@ impl Fetcher {
             // not server slowness, and must not feed the adaptive delay.
             response_time: start.elapsed().saturating_sub(hop_delay * hops),
             fetched_at: SystemTime::now(),
+            budget,
         })
     }
 

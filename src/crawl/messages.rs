@@ -101,8 +101,10 @@ pub enum PageContent {
     Failed,
     /// Not processed: the body is binary or unreadable text.
     Refused(Discard),
-    /// A sitemap or feed read: the pages and sitemaps it lists.
-    Source(SourceUrls),
+    /// A sitemap or feed read: the pages and sitemaps it lists, and its body's share of the
+    /// source budget ([`crate::crawl::fetch::budget`]), given back once the committer queued
+    /// them (the list is about as large as the body).
+    Source(SourceUrls, Option<crate::crawl::fetch::budget::BudgetShare>),
 }
 
 /// The outcome of one dispatched frontier entry (it travels boxed in [`PageDone`]).

@@ -6,6 +6,7 @@
 //! back-pressure on dispatch; a panic on one page is that page's discard, never a dead worker.
 
 use crate::classify::{PageClass, PageClassifier};
+use crate::crawl::fetch::budget::BudgetShare;
 use crate::crawl::messages::{CommitMsg, Discard, PageContent, PageDone, PageResult, PageWork, WaitingDone, WorkItem};
 use crate::crawl::sources::{feed_links, parse_source};
 use crate::domain::learn::{learn_documents, parse_sample};
@@ -89,7 +90,7 @@ fn work(ctx: &WorkerContext, item: WorkItem, commit: &Sender<CommitMsg>) -> Comm
                 UrlKind::Page => {
                     page_work(ctx, &page.body, page.content_type.as_deref(), &page.final_url, mode, entry.depth == 0)
                 }
-                kind => source_work(kind, &page.body, &page.final_url),
+                kind => source_work(kind, &page.body, &page.final_url, page.budget.clone()),
             }))
             .unwrap_or_else(|_| {
                 tracing::error!(url = entry.url, "page processing panicked");
@@ -122,10 +123,11 @@ fn work(ctx: &WorkerContext, item: WorkItem, commit: &Sender<CommitMsg>) -> Comm
     }
 }
 
-/// Read a sitemap or feed: the URLs it lists, or the discard `bad_sitemap` / `bad_feed`.
-fn source_work(kind: UrlKind, body: &[u8], final_url: &Url) -> PageWork {
+/// Read a sitemap or feed: the URLs it lists (with its body's `budget` share, kept until the
+/// committer queued them), or the discard `bad_sitemap` / `bad_feed`.
+fn source_work(kind: UrlKind, body: &[u8], final_url: &Url, budget: Option<BudgetShare>) -> PageWork {
     let content = match parse_source(kind, body, final_url) {
-        Ok(urls) => PageContent::Source(urls),
+        Ok(urls) => PageContent::Source(urls, budget),
         Err(e) => {
             tracing::debug!(url = %final_url, "{e}");
             PageContent::Refused(Discard::BadSource(kind))

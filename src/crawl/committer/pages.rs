@@ -151,7 +151,7 @@ impl Committer {
             self.queue_source(host, feed, UrlKind::Feed, 0)?;
         }
         match work.content {
-            PageContent::Source(urls) => {
+            PageContent::Source(urls, _budget) => {
                 match entry.kind {
                     UrlKind::Feed => self.counters.feeds += 1,
                     _ => self.counters.sitemaps += 1,

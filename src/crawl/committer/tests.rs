@@ -230,10 +230,10 @@ fn links_and_sitemap_urls_pass_the_admission_rule_once() {
         "http://other.example/",
         "http://www.freepressokc.com/wp-login.php",
     ];
-    let source = PageContent::Source(SourceUrls {
-        pages: vec![Url::parse("http://www.freepressokc.com/y/").unwrap()],
-        sitemaps: Vec::new(),
-    });
+    let source = PageContent::Source(
+        SourceUrls { pages: vec![Url::parse("http://www.freepressokc.com/y/").unwrap()], sitemaps: Vec::new() },
+        None,
+    );
     rig.committer.handle(page(0, "/a/", PageContent::Refused(Discard::Binary), &links)).unwrap();
     rig.committer.handle(page(1, "/sitemap.xml", source, &[])).unwrap();
     rig.committer.commit().unwrap();

@@ -36,6 +36,7 @@ impl Fetch for MemoryFetch {
             body: b"<p>text</p>".to_vec(),
             response_time: Duration::from_millis(10),
             fetched_at: SystemTime::now(),
+            budget: None,
         };
         async move { Recorded::bare(Ok(page)) }
     }

@@ -391,7 +391,15 @@ async fn recording_keeps_every_exchange() {
 
     // A sitemap is fetched in its XML media type; a page there is not HTML.
     let xml = f.fetch_recorded(&server.url("/sitemap.xml"), Duration::ZERO, UrlKind::Sitemap, None).await;
-    assert_eq!(xml.result.expect("a sitemap").body, b"<urlset></urlset>");
+    let sitemap = xml.result.expect("a sitemap");
+    assert_eq!(sitemap.body, b"<urlset></urlset>");
+    // Its body holds 1 MiB of the crawl's source budget until the page is dropped; a page
+    // holds none.
+    let full = f.sources.available_mib();
+    assert_eq!(sitemap.budget.as_ref().map(|b| b.num_permits()), Some(1));
+    drop(sitemap);
+    assert_eq!(f.sources.available_mib(), full + 1);
+    assert!(page.budget.is_none());
     assert!(String::from_utf8_lossy(&xml.exchanges[0].request_head).contains("Accept: application/xml, text/xml"));
     let page = f.fetch_recorded(&server.url("/sitemap.xml"), Duration::ZERO, UrlKind::Page, None).await;
     assert!(matches!(page.result, Err(FetchError::NotHtml { .. })));
