@@ -246,6 +246,8 @@ fn extract(args: ExtractArgs) -> Result<()> {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let mut pages = pages.map(Vec::into_iter);
+    // Malformed records read past in WARC files (their records are lost; exit status 1).
+    let mut damaged = 0;
     for path in &args.files {
         if is_warc(path) {
             let mut failed = None;
@@ -285,6 +287,10 @@ fn extract(args: ExtractArgs) -> Result<()> {
                 counts.pages,
                 if skipped.is_empty() { "none".to_string() } else { skipped.join(", ") }
             );
+            for damage in &counts.damaged {
+                eprintln!("error: {damage}");
+            }
+            damaged += counts.damaged.len();
             continue;
         }
         let page = match &mut pages {
@@ -310,6 +316,9 @@ fn extract(args: ExtractArgs) -> Result<()> {
             }
         };
         writeln!(out, "{line}")?;
+    }
+    if damaged > 0 {
+        bail!("{damaged} malformed WARC record(s) read past (above): the records between each and the next were lost");
     }
     Ok(())
 }
@@ -340,7 +349,7 @@ fn extract_per_site(args: ExtractArgs, mut config: Config, language: Option<Stri
     }
     if !summary.damaged.is_empty() {
         bail!(
-            "{} WARC file(s) unreadable from the record named above on; the records before it were written",
+            "{} damaged place(s) in the WARC files (above): the records before each were written, those after it only from the next readable record on",
             summary.damaged.len()
         );
     }

@@ -74,8 +74,9 @@ pub struct ReplaySummary {
     /// Pages without a record, by reason (the crawl's discard keys), and WARC records that
     /// were no page, by reason (`warc_not_response`, ...).
     pub skipped: BTreeMap<String, u64>,
-    /// The files read only up to a malformed record or a cut (their [`WarcInputError`]
-    /// message, naming the file and the record): their records before it were written.
+    /// Damage in the files (the [`WarcInputError`] message, naming the file and the record):
+    /// a file read only up to a cut or an unreadable stretch, and malformed records read past
+    /// to the next record ([`crate::extract::warc_input::WarcCounts::damaged`]).
     pub damaged: Vec<String>,
 }
 
@@ -246,6 +247,7 @@ pub fn replay_warcs(
             Err(e) => return Err(e.into()),
         };
         summary.warc_records += counts.records;
+        summary.damaged.extend(counts.damaged);
         for (skip, n) in counts.skipped {
             *summary.skipped.entry(format!("warc_{}", skip.key())).or_default() += n;
         }

@@ -103,6 +103,10 @@ pub struct WarcCounts {
     pub pages: u64,
     /// Records skipped, by reason.
     pub skipped: BTreeMap<Skip, u64>,
+    /// Damage read past: per malformed record after which a later record's `WARC/1.` version
+    /// line was found and reading went on from it, the error (file, record number, message).
+    /// The records between the damage and that line are lost.
+    pub damaged: Vec<String>,
 }
 
 /// Why a WARC file could not be read (to the end).
@@ -190,51 +194,78 @@ fn read_warc_from(
         return Err(error(&counts, "not a WARC file: it does not begin with a WARC/1.0 or WARC/1.1 record".into()));
     }
     let mut redirects = Redirects::default();
-    let mut warc = WarcReader::new(guard);
-    let mut records = warc.stream_records();
-    while let Some(record) = records.next_item() {
-        counts.records += 1;
-        let mut record = record.map_err(|e| error(&counts, with_source(&e)))?;
-        let start = record_start.get();
-        let offset = match members {
-            Some(members) => members.take(start),
-            None => Some(start),
-        };
-        if *record.warc_type() != RecordType::Response {
-            *counts.skipped.entry(Skip::NotResponse).or_default() += 1;
-            continue;
-        }
-        // WARC/1.0 writers (dolma's among them) put the URI in angle brackets, as 1.0's grammar
-        // showed it; 1.1 dropped them.
-        let url = record
-            .header(WarcHeader::TargetURI)
-            .map(|u| u.trim().trim_start_matches('<').trim_end_matches('>').to_string())
-            .unwrap_or_default();
-        let date = record.header(WarcHeader::Date).map(|d| d.trim().to_string());
-        let record_id = record.warc_id().to_string();
-        let declared = record.content_length();
-        if declared > MAX_BLOCK_BYTES {
-            // Streamed past by the next `next_item`, never held.
-            *counts.skipped.entry(Skip::TooLarge).or_default() += 1;
-            continue;
-        }
-        let mut block = Vec::with_capacity(declared as usize);
-        record.read_to_end(&mut block).map_err(|e| error(&counts, e.to_string()))?;
-        match http_page(&block) {
-            Ok((status, content_type, body)) => {
-                counts.pages += 1;
-                let requested_url = redirects.origin_of(&url);
-                on_page(WarcPage { url, record_id, date, status, content_type, body, offset, requested_url });
-            }
-            Err(skip) => {
-                if let (Skip::HttpStatus, Some(location)) = (skip, redirect_location(&block)) {
-                    redirects.note(&url, &location);
+    loop {
+        let mut warc = WarcReader::new(&mut guard);
+        let mut records = warc.stream_records();
+        let mut damage = None;
+        while let Some(record) = records.next_item() {
+            counts.records += 1;
+            let mut record = match record {
+                Ok(record) => record,
+                Err(e) => {
+                    // The crate checks a block's end (CR LF CR LF) as it reads the next header:
+                    // that failure is the record before's.
+                    let message = with_source(&e);
+                    damage = Some(match message.contains("[13, 10, 13, 10]") {
+                        true => WarcInputError::Record {
+                            path: path.into(),
+                            record: counts.records - 1,
+                            message: "its block does not end where its Content-Length says".into(),
+                        },
+                        false => error(&counts, message),
+                    });
+                    break;
                 }
-                *counts.skipped.entry(skip).or_default() += 1
+            };
+            let start = record_start.get();
+            let offset = match members {
+                Some(members) => members.take(start),
+                None => Some(start),
+            };
+            if *record.warc_type() != RecordType::Response {
+                *counts.skipped.entry(Skip::NotResponse).or_default() += 1;
+                continue;
             }
+            // WARC/1.0 writers (dolma's among them) put the URI in angle brackets, as 1.0's
+            // grammar showed it; 1.1 dropped them.
+            let url = record
+                .header(WarcHeader::TargetURI)
+                .map(|u| u.trim().trim_start_matches('<').trim_end_matches('>').to_string())
+                .unwrap_or_default();
+            let date = record.header(WarcHeader::Date).map(|d| d.trim().to_string());
+            let record_id = record.warc_id().to_string();
+            let declared = record.content_length();
+            if declared > MAX_BLOCK_BYTES {
+                // Streamed past by the next `next_item`, never held.
+                *counts.skipped.entry(Skip::TooLarge).or_default() += 1;
+                continue;
+            }
+            let mut block = Vec::with_capacity(declared as usize);
+            if let Err(e) = record.read_to_end(&mut block) {
+                damage = Some(error(&counts, e.to_string()));
+                break;
+            }
+            match http_page(&block) {
+                Ok((status, content_type, body)) => {
+                    counts.pages += 1;
+                    let requested_url = redirects.origin_of(&url);
+                    on_page(WarcPage { url, record_id, date, status, content_type, body, offset, requested_url });
+                }
+                Err(skip) => {
+                    if let (Skip::HttpStatus, Some(location)) = (skip, redirect_location(&block)) {
+                        redirects.note(&url, &location);
+                    }
+                    *counts.skipped.entry(skip).or_default() += 1
+                }
+            }
+        }
+        let Some(damage) = damage else { return Ok(counts) };
+        // Read on from the next record's version line, if the file has one after the damage.
+        match guard.skip_to_record() {
+            Ok(true) => counts.damaged.push(format!("{damage}; read on from the next record")),
+            Ok(false) | Err(_) => return Err(damage),
         }
     }
-    Ok(counts)
 }
 
 /// `e`'s message followed by its source's (the `warc` crate's read errors name only their
@@ -301,6 +332,10 @@ fn redirect_location(block: &[u8]) -> Option<String> {
 /// taken from it, and notes where each header began ([`HeaderGuard::record_start`]).
 pub struct HeaderGuard<R> {
     inner: R,
+    /// Bytes given back by [`HeaderGuard::skip_to_record`] (the version line's start it
+    /// matched), served before `inner`'s; `pending_at` of them were taken.
+    pending: Vec<u8>,
+    pending_at: usize,
     /// Bytes handed out by `read_until` since the last `read`.
     header_bytes: usize,
     /// Bytes taken so far.
@@ -312,7 +347,14 @@ pub struct HeaderGuard<R> {
 impl<R> HeaderGuard<R> {
     /// Guard `inner`.
     pub fn new(inner: R) -> HeaderGuard<R> {
-        HeaderGuard { inner, header_bytes: 0, position: 0, record_start: Rc::default() }
+        HeaderGuard {
+            inner,
+            pending: Vec::new(),
+            pending_at: 0,
+            header_bytes: 0,
+            position: 0,
+            record_start: Rc::default(),
+        }
     }
 
     /// The offset (bytes taken before it) of the latest record header, updated as its first
@@ -322,10 +364,61 @@ impl<R> HeaderGuard<R> {
     }
 }
 
+impl<R: BufRead> HeaderGuard<R> {
+    /// After a malformed record: skip to the next `WARC/1.` (a record's version line) within
+    /// [`MAX_RESYNC_BYTES`], leaving it to be read next. `false` when there is none.
+    ///
+    /// # Errors
+    /// The reader's.
+    pub fn skip_to_record(&mut self) -> std::io::Result<bool> {
+        const LINE: &[u8] = b"WARC/1.";
+        let mut matched = 0;
+        let mut scanned = 0u64;
+        while scanned < MAX_RESYNC_BYTES {
+            let available = self.fill_buf()?;
+            if available.is_empty() {
+                return Ok(false);
+            }
+            let mut used = available.len();
+            for (i, &b) in available.iter().enumerate() {
+                matched = match b == LINE[matched] {
+                    true => matched + 1,
+                    false => usize::from(b == LINE[0]),
+                };
+                if matched == LINE.len() {
+                    used = i + 1;
+                    break;
+                }
+            }
+            self.consume(used);
+            scanned += used as u64;
+            if matched == LINE.len() {
+                // Give the matched line start back: the next record begins with it.
+                self.pending = LINE.to_vec();
+                self.pending_at = 0;
+                self.position -= LINE.len() as u64;
+                self.header_bytes = 0;
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+}
+
+/// The most bytes [`HeaderGuard::skip_to_record`] reads looking for the next record.
+pub const MAX_RESYNC_BYTES: u64 = 64 * 1024 * 1024;
+
 impl<R: BufRead> Read for HeaderGuard<R> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         self.header_bytes = 0;
-        let n = self.inner.read(buf)?;
+        let n = if self.pending_at < self.pending.len() {
+            let n = buf.len().min(self.pending.len() - self.pending_at);
+            buf[..n].copy_from_slice(&self.pending[self.pending_at..self.pending_at + n]);
+            self.pending_at += n;
+            n
+        } else {
+            self.inner.read(buf)?
+        };
         self.position += n as u64;
         Ok(n)
     }
@@ -333,12 +426,19 @@ impl<R: BufRead> Read for HeaderGuard<R> {
 
 impl<R: BufRead> BufRead for HeaderGuard<R> {
     fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        if self.pending_at < self.pending.len() {
+            return Ok(&self.pending[self.pending_at..]);
+        }
         self.inner.fill_buf()
     }
 
     fn consume(&mut self, amount: usize) {
         self.position += amount as u64;
-        self.inner.consume(amount);
+        if self.pending_at < self.pending.len() {
+            self.pending_at += amount;
+        } else {
+            self.inner.consume(amount);
+        }
     }
 
     fn read_until(&mut self, byte: u8, buf: &mut Vec<u8>) -> std::io::Result<usize> {
@@ -347,7 +447,8 @@ impl<R: BufRead> BufRead for HeaderGuard<R> {
         }
         let mut read = 0;
         loop {
-            let available = self.inner.fill_buf()?;
+            let header_bytes = self.header_bytes;
+            let available = self.fill_buf()?;
             if available.is_empty() {
                 return Ok(read);
             }
@@ -355,15 +456,14 @@ impl<R: BufRead> BufRead for HeaderGuard<R> {
                 Some(i) => (true, i + 1),
                 None => (false, available.len()),
             };
-            if self.header_bytes + used > MAX_HEADER_BYTES {
+            if header_bytes + used > MAX_HEADER_BYTES {
                 return Err(std::io::Error::new(
                     std::io::ErrorKind::InvalidData,
                     format!("a record's header is longer than {MAX_HEADER_BYTES} bytes"),
                 ));
             }
             buf.extend_from_slice(&available[..used]);
-            self.inner.consume(used);
-            self.position += used as u64;
+            self.consume(used);
             self.header_bytes += used;
             read += used;
             if found {
@@ -535,6 +635,29 @@ mod tests {
         assert_eq!(pages[0].offset, Some(at(3)));
         assert_eq!(pages[0].requested_url.as_deref(), Some("http://example.org/a"));
         assert_eq!((pages[1].offset, pages[1].requested_url.as_deref()), (Some(at(4)), None));
+    }
+
+    /// A record whose Content-Length is wrong is read past: reading goes on at the next
+    /// record's version line, the damage is counted, and the pages after it are read with
+    /// their own offsets.
+    #[test]
+    fn a_malformed_record_is_read_past_to_the_next_one() {
+        let good = response_at("http://example.org/a", PAGE);
+        let bad = String::from_utf8(response_at("http://example.org/b", PAGE)).unwrap();
+        let bad = bad.replacen(&format!("Content-Length: {}", PAGE.len()), "Content-Length: 9", 1);
+        let after = response_at("http://example.org/c", PAGE);
+        let file = [good.as_slice(), bad.as_bytes(), &after, &good].concat();
+        let mut pages = Vec::new();
+        let counts = read_warc_from(Path::new("t.warc"), &file[..], None, |p| pages.push(p)).expect("read past");
+        assert_eq!(counts.damaged.len(), 1, "{:?}", counts.damaged);
+        assert!(counts.damaged[0].contains("record 2: its block does not end"), "{:?}", counts.damaged);
+        let urls: Vec<&str> = pages.iter().map(|p| p.url.as_str()).collect();
+        assert_eq!(urls, ["http://example.org/a", "http://example.org/c", "http://example.org/a"]);
+        let c_at = (good.len() + bad.len()) as u64;
+        assert_eq!(pages[1].offset, Some(c_at));
+        // An endless line after a malformed record: bounded, the damage stands.
+        let endless = b"WARC/1.1 ".chain(std::io::repeat(b'a'));
+        assert!(read(endless).is_err());
     }
 
     /// A file that is not WARC is an error, not an empty file; an empty file has no records.
