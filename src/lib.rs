@@ -30,6 +30,7 @@ pub mod domain;
 pub mod eval;
 pub mod extract;
 pub mod html;
+pub mod logging;
 pub mod model;
 pub mod nn;
 pub mod show;

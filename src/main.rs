@@ -31,7 +31,8 @@ fn main() -> std::process::ExitCode {
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "webcorpus=warn".into()),
         )
-        .with_writer(std::io::stderr)
+        // Every log line bounded: a line may carry what a server sent.
+        .with_writer(webcorpus::logging::BoundedLines(std::io::stderr))
         // Colour codes only on a terminal, not in log files and pipes.
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();

@@ -239,9 +239,11 @@ pub fn replay_warcs(
         }
         let counts = match read {
             Ok(counts) => counts,
-            Err(WarcInputError::Record { path, record, message }) => {
-                summary.warc_records += record.saturating_sub(1);
-                summary.damaged.push(WarcInputError::Record { path, record, message }.to_string());
+            Err(e @ WarcInputError::Record { .. }) => {
+                if let WarcInputError::Record { record, .. } = &e {
+                    summary.warc_records += record.saturating_sub(1);
+                }
+                summary.damaged.push(e.to_string());
                 continue;
             }
             Err(e) => return Err(e.into()),

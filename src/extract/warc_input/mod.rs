@@ -121,15 +121,29 @@ pub enum WarcInputError {
         source: std::io::Error,
     },
     /// A record is malformed or the file is cut; the records before it were read.
-    #[error("{path}: record {record}: {message}")]
+    #[error("{}: record {record}{}: {message}", path.display(), place(*.offset, .record_id.as_deref()))]
     Record {
         /// The file.
         path: PathBuf,
         /// 1-based number of the bad record.
         record: u64,
+        /// Where the bad record begins in the file (as [`WarcPage::offset`]), when known.
+        offset: Option<u64>,
+        /// Its `WARC-Record-ID`, when its header was read.
+        record_id: Option<String>,
         /// The reader's message.
         message: String,
     },
+}
+
+/// " (offset N, <urn:…>)" for an error message, or nothing.
+fn place(offset: Option<u64>, record_id: Option<&str>) -> String {
+    let parts: Vec<String> =
+        offset.map(|o| format!("offset {o}")).into_iter().chain(record_id.map(str::to_string)).collect();
+    match parts.is_empty() {
+        true => String::new(),
+        false => format!(" ({})", parts.join(", ")),
+    }
 }
 
 /// Is `path` a WARC file by its name (`.warc`, `.warc.gz`)?
@@ -181,23 +195,33 @@ fn read_warc_from(
     mut on_page: impl FnMut(WarcPage),
 ) -> Result<WarcCounts, WarcInputError> {
     let mut counts = WarcCounts::default();
-    let error = |counts: &WarcCounts, message: String| WarcInputError::Record {
-        path: path.into(),
-        record: counts.records,
-        message,
+    let error = |counts: &WarcCounts, offset: Option<u64>, record_id: Option<String>, message: String| {
+        WarcInputError::Record { path: path.into(), record: counts.records, offset, record_id, message }
+    };
+    // The file offset of a record that begins at `start` of the decompressed stream.
+    let file_offset = |start: u64| match members {
+        Some(members) => members.take(start),
+        None => Some(start),
     };
     let mut guard = HeaderGuard::new(BufReader::with_capacity(1 << 16, reader));
     let record_start = guard.record_start();
-    let head = guard.fill_buf().map_err(|e| error(&counts, e.to_string()))?;
+    let head = guard.fill_buf().map_err(|e| error(&counts, Some(0), None, e.to_string()))?;
     if !b"WARC/".starts_with(&head[..head.len().min(5)]) {
         counts.records = 1;
-        return Err(error(&counts, "not a WARC file: it does not begin with a WARC/1.0 or WARC/1.1 record".into()));
+        return Err(error(
+            &counts,
+            Some(0),
+            None,
+            "not a WARC file: it does not begin with a WARC/1.0 or WARC/1.1 record".into(),
+        ));
     }
     let mut redirects = Redirects::default();
     loop {
         let mut warc = WarcReader::new(&mut guard);
         let mut records = warc.stream_records();
         let mut damage = None;
+        // The offset and id of the record read last.
+        let mut last: (Option<u64>, Option<String>) = (None, None);
         while let Some(record) = records.next_item() {
             counts.records += 1;
             let mut record = match record {
@@ -210,18 +234,17 @@ fn read_warc_from(
                         true => WarcInputError::Record {
                             path: path.into(),
                             record: counts.records - 1,
+                            offset: last.0,
+                            record_id: last.1.take(),
                             message: "its block does not end where its Content-Length says".into(),
                         },
-                        false => error(&counts, message),
+                        false => error(&counts, file_offset(record_start.get()), None, message),
                     });
                     break;
                 }
             };
-            let start = record_start.get();
-            let offset = match members {
-                Some(members) => members.take(start),
-                None => Some(start),
-            };
+            let offset = file_offset(record_start.get());
+            last = (offset, Some(record.warc_id().to_string()));
             if *record.warc_type() != RecordType::Response {
                 *counts.skipped.entry(Skip::NotResponse).or_default() += 1;
                 continue;
@@ -242,7 +265,7 @@ fn read_warc_from(
             }
             let mut block = Vec::with_capacity(declared as usize);
             if let Err(e) = record.read_to_end(&mut block) {
-                damage = Some(error(&counts, e.to_string()));
+                damage = Some(error(&counts, offset, last.1.clone(), e.to_string()));
                 break;
             }
             match http_page(&block) {
@@ -650,7 +673,10 @@ mod tests {
         let mut pages = Vec::new();
         let counts = read_warc_from(Path::new("t.warc"), &file[..], None, |p| pages.push(p)).expect("read past");
         assert_eq!(counts.damaged.len(), 1, "{:?}", counts.damaged);
-        assert!(counts.damaged[0].contains("record 2: its block does not end"), "{:?}", counts.damaged);
+        // Named by number, offset and id: the record before the one whose header came next.
+        let named = format!("record 2 (offset {}, ", good.len());
+        assert!(counts.damaged[0].contains(&named), "{:?}", counts.damaged);
+        assert!(counts.damaged[0].contains("its block does not end where its Content-Length says"));
         let urls: Vec<&str> = pages.iter().map(|p| p.url.as_str()).collect();
         assert_eq!(urls, ["http://example.org/a", "http://example.org/c", "http://example.org/a"]);
         let c_at = (good.len() + bad.len()) as u64;
