@@ -55,6 +55,29 @@ impl<W: Write> Write for BoundedLine<W> {
     }
 }
 
+/// `line` cut to at most [`MAX_LOG_LINE_BYTES`] bytes (at a character boundary, the cut
+/// marked): for a message printed outside `tracing` that may carry what a server or an input
+/// file sent ([`warn_line!`](crate::warn_line)).
+pub fn bounded(line: &str) -> std::borrow::Cow<'_, str> {
+    if line.len() <= MAX_LOG_LINE_BYTES {
+        return std::borrow::Cow::Borrowed(line);
+    }
+    let mut keep = MAX_LOG_LINE_BYTES;
+    while !line.is_char_boundary(keep) {
+        keep -= 1;
+    }
+    std::borrow::Cow::Owned(format!("{} [log line cut]", &line[..keep]))
+}
+
+/// `eprintln!` with the line cut at [`MAX_LOG_LINE_BYTES`] ([`bounded`]): every message a crawl
+/// or an input file can make long goes through it.
+#[macro_export]
+macro_rules! warn_line {
+    ($($arg:tt)*) => {
+        eprintln!("{}", $crate::logging::bounded(&format!($($arg)*)))
+    };
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -71,6 +94,16 @@ mod tests {
         fn flush(&mut self) -> std::io::Result<()> {
             Ok(())
         }
+    }
+
+    /// A message printed outside `tracing` is cut the same way, at a character boundary.
+    #[test]
+    fn a_long_message_is_cut_at_a_character_boundary() {
+        assert_eq!(bounded("short"), "short");
+        let long = "é".repeat(MAX_LOG_LINE_BYTES);
+        let cut = bounded(&long);
+        assert!(cut.len() <= MAX_LOG_LINE_BYTES + 20 && cut.ends_with("[log line cut]"), "{}", cut.len());
+        assert!(cut.starts_with("éé"));
     }
 
     /// A short event passes whole; a long one (a hostile header value, multi-byte text) is cut

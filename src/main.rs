@@ -39,7 +39,7 @@ fn main() -> std::process::ExitCode {
     match run(Cli::parse()) {
         Ok(code) => std::process::ExitCode::from(code),
         Err(e) => {
-            eprintln!("error: {}", error_chain(&e));
+            webcorpus::warn_line!("error: {}", error_chain(&e));
             std::process::ExitCode::FAILURE
         }
     }
@@ -62,7 +62,7 @@ fn error_chain(e: &anyhow::Error) -> String {
 }
 
 /// Run a command; the exit status on success (non-zero only for a crawl that stopped early
-/// or reached none of its hosts, see `CrawlSummary::exit_code`).
+/// or gave hosts up, see `CrawlSummary::exit_code`).
 fn run(cli: Cli) -> Result<u8> {
     match cli.command {
         Command::Crawl(args) => return crawl(args),
@@ -144,11 +144,14 @@ fn crawl(args: CrawlArgs) -> Result<u8> {
             runtime.block_on(webcorpus::crawl::run(opts))
         }
     };
+    // The crawl's state is committed and closed: a task still waiting (a resolver lookup, a
+    // Redis reconnection after an outage) must not keep the process, and its state lock, alive.
+    runtime.shutdown_timeout(std::time::Duration::from_secs(1));
     let summary = match summary {
         Ok(summary) => summary,
         // The disk guard's refusal has its own exit status, as its stop during a crawl has.
         Err(e @ webcorpus::crawl::CrawlError::DiskLow(_)) => {
-            eprintln!("error: {e}");
+            webcorpus::warn_line!("error: {e}");
             return Ok(e.exit_code());
         }
         Err(e) => return Err(e.into()),
@@ -164,6 +167,9 @@ fn crawl(args: CrawlArgs) -> Result<u8> {
                 ""
             }
         ),
+        None if !summary.given_up_hosts.is_empty() => {
+            "crawl finished, with hosts given up for this run (run the same command again to retry them)".to_string()
+        }
         None => "crawl finished".to_string(),
     };
     println!(
@@ -181,6 +187,7 @@ fn crawl(args: CrawlArgs) -> Result<u8> {
     if c.sitemaps + c.feeds > 0 {
         println!("{} sitemaps and {} feeds read, listing {} page URLs", c.sitemaps, c.feeds, c.source_urls);
     }
+    print_given_up(&summary.given_up_hosts);
     if !c.discards.is_empty() {
         println!("pages without a record: {}", webcorpus::crawl::stats::discard_list(&c.discards));
     }
@@ -193,6 +200,24 @@ fn crawl(args: CrawlArgs) -> Result<u8> {
         );
     }
     Ok(summary.exit_code())
+}
+
+/// The hosts given up, one line each, at most 20 (then how many more).
+fn print_given_up(hosts: &[(String, Option<webcorpus::store::GivenUp>)]) {
+    const LISTED: usize = 20;
+    if hosts.is_empty() {
+        return;
+    }
+    println!("hosts given up for this run ({}; a later run tries them again):", hosts.len());
+    for (host, why) in hosts.iter().take(LISTED) {
+        match why {
+            Some(why) => println!("  {host}: {why}"),
+            None => println!("  {host}"),
+        }
+    }
+    if hosts.len() > LISTED {
+        println!("  … and {} more (webcorpus stats lists them all)", hosts.len() - LISTED);
+    }
 }
 
 fn extract(args: ExtractArgs) -> Result<()> {
@@ -289,7 +314,7 @@ fn extract(args: ExtractArgs) -> Result<()> {
                 if skipped.is_empty() { "none".to_string() } else { skipped.join(", ") }
             );
             for damage in &counts.damaged {
-                eprintln!("error: {damage}");
+                webcorpus::warn_line!("error: {damage}");
             }
             damaged += counts.damaged.len();
             continue;
@@ -346,7 +371,7 @@ fn extract_per_site(args: ExtractArgs, mut config: Config, language: Option<Stri
         if skipped.is_empty() { "none".to_string() } else { skipped.join(", ") }
     );
     for damage in &summary.damaged {
-        eprintln!("error: {damage}");
+        webcorpus::warn_line!("error: {damage}");
     }
     if !summary.damaged.is_empty() {
         bail!(

@@ -7,15 +7,20 @@ use super::{ClusterError, Keys, WorkerStatus};
 use redis::aio::ConnectionLike;
 use std::time::Duration;
 
-/// KEYS[1] lease; ARGV worker, ttl ms. 2: taken now, 1: renewed, 0: held by another.
+/// KEYS[1] lease, KEYS[2] last holder; ARGV worker, ttl ms. 3: taken now, and no other worker
+/// took it since this one did; 2: taken now; 1: renewed; 0: held by another.
 const TAKE_OR_RENEW: &str = r"
 local v = redis.call('GET', KEYS[1])
 if not v then
   redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+  local last = redis.call('GET', KEYS[2])
+  redis.call('SET', KEYS[2], ARGV[1])
+  if last == ARGV[1] then return 3 end
   return 2
 end
 if v == ARGV[1] then
   redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  redis.call('SET', KEYS[2], ARGV[1])
   return 1
 end
 return 0";
@@ -34,6 +39,10 @@ fn redis_err(source: redis::RedisError) -> ClusterError {
 pub enum Lease {
     /// Free, now ours.
     Taken,
+    /// Free, now ours again: no other worker took it since this one held it last (its lease
+    /// lapsed, in a Redis outage, or was given back at a stop), so this worker's state of its
+    /// hosts is current.
+    Resumed,
     /// Ours already, renewed.
     Renewed,
     /// Another worker's.
@@ -114,12 +123,19 @@ pub async fn take_leases<C: ConnectionLike>(
     }
     let mut pipe = redis::pipe();
     for &p in partitions {
-        pipe.cmd("EVAL").arg(TAKE_OR_RENEW).arg(1).arg(keys.lease(p)).arg(me).arg(ttl.as_millis() as u64);
+        pipe.cmd("EVAL")
+            .arg(TAKE_OR_RENEW)
+            .arg(2)
+            .arg(keys.lease(p))
+            .arg(keys.holder(p))
+            .arg(me)
+            .arg(ttl.as_millis() as u64);
     }
     let codes: Vec<i64> = pipe.query_async(conn).await.map_err(redis_err)?;
     Ok(codes
         .into_iter()
         .map(|c| match c {
+            3 => Lease::Resumed,
             2 => Lease::Taken,
             1 => Lease::Renewed,
             _ => Lease::Refused,

@@ -127,6 +127,11 @@ impl Keys {
     pub fn lease(&self, p: u32) -> String {
         format!("webcorpus:{{{}.{p}}}:lease", self.name)
     }
+    /// The last worker to take partition `p`'s lease (kept when the lease lapses or is
+    /// given back).
+    pub fn holder(&self, p: u32) -> String {
+        format!("webcorpus:{{{}.{p}}}:holder", self.name)
+    }
     /// The heartbeat key of worker `id`.
     pub fn heartbeat(&self, id: &str) -> String {
         format!("webcorpus:{{{}}}:hb.{id}", self.name)

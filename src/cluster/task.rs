@@ -55,7 +55,8 @@ fn wanted(link: &ClusterLink, live: &[String]) -> Vec<u32> {
 /// Join the crawl: heartbeat, wait `settle` for workers starting at the same time, take the
 /// free leases this worker wins (and its own from a run that stopped less than `timeout`
 /// ago). Returns what the state may keep and what it must give back: the partitions whose
-/// lease this worker still held (its earlier run's state of their hosts is current), and the
+/// lease this worker still held, or took again with no other worker having held it since (a
+/// Redis outage, a stop): its earlier run's state of their hosts is current; and the
 /// leases it holds but no longer wins (to give back once the state has forgotten their hosts,
 /// [`give_back`]).
 ///
@@ -75,7 +76,7 @@ pub async fn join(link: &ClusterLink, status: &WorkerStatus, settle: Duration) -
             ensure_group(&mut conn, &link.keys, *p).await?;
             link.ownership.set(*p, true);
         }
-        if lease == Lease::Renewed {
+        if matches!(lease, Lease::Renewed | Lease::Resumed) {
             kept.push(*p);
         }
     }
@@ -89,8 +90,8 @@ pub async fn join(link: &ClusterLink, status: &WorkerStatus, settle: Duration) -
 /// What [`join`] found.
 #[derive(Debug, Clone, Default)]
 pub struct Joined {
-    /// Partitions whose lease this worker held without a break since its last run: the state
-    /// of their hosts is current. Every other host's queued URLs and waiting pages are
+    /// Partitions no other worker held since this worker's last run ([`Lease::Renewed`],
+    /// [`Lease::Resumed`]): the state of their hosts (queued URLs, sample pages) is current. Every other host's queued URLs and waiting pages are
     /// forgotten (their stream entries, pending, are claimed again by their owner).
     pub kept: Vec<u32>,
     /// Leases this worker holds but no longer wins, to give back.
@@ -217,7 +218,7 @@ async fn rebalance(
                 tracing::warn!(partition = p, "lease lost to another worker");
                 start_release(link, p, releasing, ch);
             }
-            Lease::Taken | Lease::Renewed if !held && want.contains(&p) && !releasing.contains(&p) => {
+            Lease::Taken | Lease::Resumed | Lease::Renewed if !held && want.contains(&p) && !releasing.contains(&p) => {
                 ensure_group(&mut conn, &link.keys, p).await?;
                 link.ownership.set(p, true);
                 let _ = ch.events.send(Event::Acquire { partition: p });

@@ -61,7 +61,7 @@ impl ClusterMode {
 
 impl CrawlMode for ClusterMode {
     /// Connect, take this worker's partitions, forget the queued URLs of the hosts of
-    /// partitions not held without a break since the last run (their stream entries are
+    /// partitions another worker held since the last run (or not this worker's now) (their stream entries are
     /// claimed again by their owners) and give back the leases of an earlier run that are no
     /// longer this worker's.
     async fn join(&mut self, state: &CrawlState, refresh: bool) -> Result<(), CrawlError> {
@@ -82,9 +82,9 @@ impl CrawlMode for ClusterMode {
         let joined = super::task::join(&link, &status, settle).await.map_err(at)?;
         let (hosts, urls) = forget_unowned(state, &link, &joined.kept)?;
         if hosts > 0 {
-            eprintln!(
-                "cluster: the partitions of {hosts} hosts were not held here since the last run: \
-                 their {urls} queued or waiting URLs are taken from the streams again"
+            crate::warn_line!(
+                "cluster: the partitions of {hosts} hosts are not this worker's now or were another's since its \
+                 last run: their {urls} queued or waiting URLs are taken from the streams again"
             );
         }
         super::task::give_back(&link, &joined.not_mine).await.map_err(at)?;
@@ -115,7 +115,7 @@ impl CrawlMode for ClusterMode {
             .await
             .map_err(|e| e.at(&link.cfg.redis))?;
         if let (Some(added), false) = (loaded, quiet) {
-            eprintln!("cluster: {added} seeds queued for the crawl `{}`", link.cfg.name);
+            crate::warn_line!("cluster: {added} seeds queued for the crawl `{}`", link.cfg.name);
         }
         Ok(())
     }
@@ -167,7 +167,7 @@ async fn watch(
 ) {
     if let Err(e) = task.await {
         let e = e.at(&redis);
-        eprintln!("error: {e}");
+        crate::warn_line!("error: {e}");
         shutdown.request(StopReason::ClusterLost(e.to_string()));
     }
 }
@@ -312,7 +312,7 @@ impl Membership for ClusterMembership {
 const FORGET_PER_BATCH: usize = 4_096;
 
 /// At the start of a cluster worker: forget everything of the hosts of the partitions not in
-/// `kept` (partitions held without a break since the last run): queued URLs and the pages
+/// `kept` (partitions no other worker held since the last run): queued URLs and the pages
 /// waiting for a model, with their seen marks. Their stream entries are still pending: the
 /// partition's owner (this worker too, when it takes the partition) claims and queues them
 /// again. Returns (hosts, URLs) forgotten.

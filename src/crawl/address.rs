@@ -39,6 +39,14 @@ pub enum AddressError {
         /// The addresses, comma-separated.
         addresses: String,
     },
+    /// The system resolver found no address for the name (no such name, or no answer).
+    #[error("{host}: name not resolved ({message})")]
+    NameNotResolved {
+        /// The host name.
+        host: String,
+        /// The resolver's message.
+        message: String,
+    },
     /// An `[net] allow` entry is neither a host name, an IP address nor a network.
     #[error("{0}")]
     BadAllowEntry(String),
@@ -178,8 +186,8 @@ fn embedded_v4(ip: Ipv6Addr) -> Option<Ipv4Addr> {
 }
 
 /// reqwest's DNS step with the policy applied: the system resolver (getaddrinfo on tokio's
-/// blocking pool), then [`AddressPolicy::filter`]. Its error, an [`AddressError`], reaches
-/// the fetcher in the error chain.
+/// blocking pool), then [`AddressPolicy::filter`]. Its error, an [`AddressError`] (a lookup
+/// failure is [`AddressError::NameNotResolved`]), reaches the fetcher in the error chain.
 #[derive(Debug, Clone)]
 pub struct PolicyResolver {
     policy: Arc<AddressPolicy>,
@@ -197,7 +205,10 @@ impl reqwest::dns::Resolve for PolicyResolver {
         let policy = self.policy.clone();
         let host = name.as_str().to_string();
         Box::pin(async move {
-            let addrs: Vec<SocketAddr> = tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
+            let addrs: Vec<SocketAddr> = tokio::net::lookup_host((host.as_str(), 0))
+                .await
+                .map_err(|e| AddressError::NameNotResolved { host: host.clone(), message: e.to_string() })?
+                .collect();
             let allowed = policy.filter(&host, addrs)?;
             Ok(Box::new(allowed.into_iter()) as reqwest::dns::Addrs)
         })

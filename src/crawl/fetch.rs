@@ -75,7 +75,15 @@ pub enum FetchError {
         /// URL asked for.
         url: String,
     },
-    /// No connection: DNS, refused, TLS handshake.
+    /// The host's name resolved to no address.
+    #[error("{}: {message}", for_log(.url))]
+    NameNotResolved {
+        /// URL asked for.
+        url: String,
+        /// The resolver's message.
+        message: String,
+    },
+    /// No connection: refused, reset, TLS handshake.
     #[error("{}: cannot connect: {message}", for_log(.url))]
     Connect {
         /// URL asked for.
@@ -148,6 +156,7 @@ impl FetchError {
     pub fn reason(&self) -> &'static str {
         match self {
             FetchError::Timeout { .. } => "timeout",
+            FetchError::NameNotResolved { .. } => "name_not_resolved",
             FetchError::Connect { .. } => "connect_error",
             FetchError::TooManyRedirects { .. } => "too_many_redirects",
             FetchError::BadRedirect { .. } => "bad_redirect",
@@ -161,15 +170,16 @@ impl FetchError {
 
     fn from_reqwest(url: &Url, e: reqwest::Error) -> FetchError {
         let url = url.to_string();
-        let message = error_chain(&e);
-        if let Some(refused) = find_source::<AddressError>(&e) {
-            FetchError::Refused { url, reason: refused.to_string() }
-        } else if e.is_timeout() {
-            FetchError::Timeout { url }
-        } else if e.is_connect() {
-            FetchError::Connect { url, message }
-        } else {
-            FetchError::Other { url, message }
+        // reqwest's messages repeat the URL, which may be very long.
+        let message = crate::logging::bounded(&error_chain(&e)).into_owned();
+        match find_source::<AddressError>(&e) {
+            Some(unresolved @ AddressError::NameNotResolved { .. }) => {
+                FetchError::NameNotResolved { url, message: unresolved.to_string() }
+            }
+            Some(refused) => FetchError::Refused { url, reason: refused.to_string() },
+            None if e.is_timeout() => FetchError::Timeout { url },
+            None if e.is_connect() => FetchError::Connect { url, message },
+            None => FetchError::Other { url, message },
         }
     }
 }
@@ -340,8 +350,8 @@ impl Fetcher {
     /// Fetch `url` (GET), following up to `max_redirects` redirects on the same host.
     ///
     /// # Errors
-    /// Network failures ([`FetchError::Timeout`], [`FetchError::Connect`],
-    /// [`FetchError::Other`]), [`FetchError::Refused`] by the address policy, redirect problems
+    /// Network failures ([`FetchError::NameNotResolved`], [`FetchError::Timeout`],
+    /// [`FetchError::Connect`], [`FetchError::Other`]), [`FetchError::Refused`] by the address policy, redirect problems
     /// ([`FetchError::TooManyRedirects`], [`FetchError::BadRedirect`]), [`FetchError::NotHtml`]
     /// for a 2xx non-HTML response, [`FetchError::UnrequestedEncoding`] and
     /// [`FetchError::BodyTooLarge`].
@@ -477,8 +487,8 @@ impl Fetcher {
     /// §2.3.1.2: unavailable).
     ///
     /// # Errors
-    /// When the host did not answer (network error, timeout; the caller treats that as
-    /// disallow-all, `robots::robots_outcome(None)`) or the address policy refused it
+    /// When the host did not answer (network error, timeout, [`FetchError::NameNotResolved`];
+    /// the caller treats that as disallow-all, `robots::robots_outcome(None)`) or the address policy refused it
     /// ([`FetchError::Refused`], which no retry changes).
     pub async fn fetch_robots(&self, url_of_host: &Url) -> Result<(u16, String), FetchError> {
         self.fetch_robots_recorded(url_of_host).await.result

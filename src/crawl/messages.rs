@@ -238,10 +238,12 @@ pub enum CommitMsg {
         /// The entry.
         entry: RobotsEntry,
     },
-    /// Dispatch gave the host up (robots.txt or too many failures).
+    /// Dispatch gave the host up for this run (robots.txt, its name, too many failures).
     HostDead {
         /// Host key.
         host: String,
+        /// Why, and the last error.
+        why: crate::store::GivenUp,
     },
     /// The host has nothing queued and nothing in flight: finish its sampling (learn with at
     /// least `min_sample` pages, else fall back to jusText).

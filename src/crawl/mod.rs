@@ -163,19 +163,23 @@ pub struct CrawlSummary {
     /// Why the crawl stopped before its frontier emptied (a signal, a low disk); `None` when
     /// it ran to the end.
     pub stopped: Option<shutdown::StopReason>,
-    /// Hosts given up (robots.txt unavailable for `robots_give_up`, too many failures in a
-    /// row, or refused by the address policy).
+    /// Hosts given up (robots.txt unavailable for `robots_give_up`, a name that does not
+    /// resolve, too many failures in a row, or refused by the address policy).
     pub given_up: usize,
+    /// The hosts given up, by name, and why (a later run tries them again).
+    pub given_up_hosts: Vec<(String, Option<crate::store::GivenUp>)>,
 }
 
 impl CrawlSummary {
     /// The process exit status: 0 when the frontier was crawled to the end, the stop
-    /// reason's (130 SIGINT, 143 SIGTERM, 75 low disk), or 3 when every host was given up
-    /// (nothing could be crawled).
+    /// reason's (130 SIGINT, 143 SIGTERM, 75 low disk), 3 when every host was given up
+    /// (nothing could be crawled), 4 when the others were crawled to the end but some hosts
+    /// were given up ([`EXIT_HOSTS_PENDING`]).
     pub fn exit_code(&self) -> u8 {
         match &self.stopped {
             Some(reason) => reason.exit_code(),
             None if self.hosts > 0 && self.given_up == self.hosts => EXIT_ALL_GIVEN_UP,
+            None if self.given_up > 0 => EXIT_HOSTS_PENDING,
             None => 0,
         }
     }
@@ -183,3 +187,7 @@ impl CrawlSummary {
 
 /// Exit status of a crawl that ran but could reach none of its hosts.
 pub const EXIT_ALL_GIVEN_UP: u8 = 3;
+
+/// Exit status of a crawl that ended with some hosts given up for the run (their names in
+/// the summary and in `stats`); running the same command again tries them again.
+pub const EXIT_HOSTS_PENDING: u8 = 4;

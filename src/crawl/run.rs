@@ -94,7 +94,7 @@ pub async fn run_with<M: CrawlMode>(opts: CrawlOptions, mut mode: M) -> Result<C
     // 2. Seeds, and with --refresh the pages fetched before.
     let counters_before = state.counters()?;
     if counters_before.fetched > 0 && !opts.quiet {
-        eprintln!(
+        crate::warn_line!(
             "resumed: {} pages fetched and {} records written before, {} URLs queued",
             counters_before.fetched,
             counters_before.records,
@@ -187,7 +187,7 @@ pub async fn run_with<M: CrawlMode>(opts: CrawlOptions, mut mode: M) -> Result<C
         let abort = task.abort_handle();
         if tokio::time::timeout(end_within, task).await.is_err() {
             abort.abort();
-            eprintln!("warning: {late}");
+            crate::warn_line!("warning: {late}");
         }
     }
     committed?;
@@ -204,6 +204,7 @@ pub async fn run_with<M: CrawlMode>(opts: CrawlOptions, mut mode: M) -> Result<C
         corpus,
         stopped: if interrupted { shutdown.reason() } else { None },
         given_up: hosts.iter().filter(|h| h.dead).count(),
+        given_up_hosts: hosts.iter().filter(|h| h.dead).map(|h| (h.host.clone(), h.given_up.clone())).collect(),
     })
 }
 
@@ -219,7 +220,7 @@ fn now_ms() -> u64 {
 fn queue_refresh(state: &CrawlState) -> Result<(), CrawlError> {
     let queued = state.frontier_total()?;
     if queued > 0 {
-        eprintln!("--refresh: {queued} URLs are still queued; resuming that crawl first (run --refresh again once it finishes)");
+        crate::warn_line!("--refresh: {queued} URLs are still queued; resuming that crawl first (run --refresh again once it finishes)");
         return Ok(());
     }
     let mut after: Option<Vec<u8>> = None;
@@ -254,7 +255,9 @@ fn queue_refresh(state: &CrawlState) -> Result<(), CrawlError> {
         state.commit(batch)?;
         after = last;
     }
-    eprintln!("--refresh: {total} pages queued to be fetched again (conditionally where the server sent validators)");
+    crate::warn_line!(
+        "--refresh: {total} pages queued to be fetched again (conditionally where the server sent validators)"
+    );
     Ok(())
 }
 
@@ -319,10 +322,10 @@ async fn start_status_page(
         .await
         .map_err(|source| CrawlError::StatusPage { addr: text.to_string(), source })?;
     if !bound.ip().is_loopback() {
-        eprintln!("warning: the status page is served on {bound}, beyond this machine");
+        crate::warn_line!("warning: the status page is served on {bound}, beyond this machine");
     }
     if !quiet {
-        eprintln!("status page: http://{bound}/ (JSON: http://{bound}/status.json)");
+        crate::warn_line!("status page: http://{bound}/ (JSON: http://{bound}/status.json)");
     }
     Ok(task)
 }

@@ -44,7 +44,7 @@ fn parse_seeds(path: &Path, warn: bool) -> Result<Vec<(Url, String)>, CrawlError
     for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
         let Ok(line) = std::str::from_utf8(line) else {
             if warn {
-                eprintln!("warning: {}:{}: seed skipped: the line is not UTF-8", path.display(), i + 1);
+                crate::warn_line!("warning: {}:{}: seed skipped: the line is not UTF-8", path.display(), i + 1);
             }
             continue;
         };
@@ -53,7 +53,7 @@ fn parse_seeds(path: &Path, warn: bool) -> Result<Vec<(Url, String)>, CrawlError
             Ok(None) => continue,
             Err(e) => {
                 if warn {
-                    eprintln!("warning: {}:{}: seed skipped: {e}", path.display(), i + 1);
+                    crate::warn_line!("warning: {}:{}: seed skipped: {e}", path.display(), i + 1);
                 }
                 continue;
             }

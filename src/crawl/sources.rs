@@ -67,16 +67,24 @@ pub struct SourceUrls {
 /// # Errors
 /// [`SourceError`] when the body is not such a document.
 pub fn parse_source(kind: UrlKind, body: &[u8], base: &Url) -> Result<SourceUrls, SourceError> {
-    let body = gunzip(body)?;
     match kind {
-        UrlKind::Feed => parse_feed(&body, base),
-        _ => parse_sitemap(&body, base),
+        UrlKind::Feed => parse_feed(&gunzip(body)?, base),
+        // A sitemap is parsed as it is decompressed: its URLs are kept, not its bytes.
+        _ if is_gzip(body) => {
+            let inflated = flate2::read::MultiGzDecoder::new(body).take(MAX_SOURCE_BYTES);
+            parse_sitemap(std::io::BufReader::with_capacity(64 * 1024, inflated), base)
+        }
+        _ => parse_sitemap(body, base),
     }
+}
+
+fn is_gzip(body: &[u8]) -> bool {
+    body.starts_with(&[0x1f, 0x8b])
 }
 
 /// A gzip body decompressed (at most [`MAX_SOURCE_BYTES`]), any other body as it is.
 fn gunzip(body: &[u8]) -> Result<std::borrow::Cow<'_, [u8]>, SourceError> {
-    if !body.starts_with(&[0x1f, 0x8b]) {
+    if !is_gzip(body) {
         return Ok(body.into());
     }
     let mut out = Vec::new();
@@ -86,8 +94,8 @@ fn gunzip(body: &[u8]) -> Result<std::borrow::Cow<'_, [u8]>, SourceError> {
 
 /// The `<loc>`s of a `urlset` (pages) or a `sitemapindex` (sitemaps), at most
 /// [`MAX_SITEMAP_URLS`]; relative or unparsable locations are resolved against `base` or
-/// skipped.
-fn parse_sitemap(body: &[u8], base: &Url) -> Result<SourceUrls, SourceError> {
+/// skipped. Read as a stream of XML events: memory is the URLs and one event, not the body.
+fn parse_sitemap(body: impl std::io::BufRead, base: &Url) -> Result<SourceUrls, SourceError> {
     let mut reader = quick_xml::Reader::from_reader(body);
     let mut buf = Vec::new();
     let mut out = SourceUrls::default();

@@ -56,11 +56,14 @@ fn report_text(state: &CrawlState, host: Option<&str>) -> Result<String, StoreEr
             state.frontier_len(host)?,
             article_share(rec.articles, rec.others),
             if rec.pruned {
-                " · pruned for low yield"
+                " · pruned for low yield".to_string()
             } else if rec.dead {
-                " · given up"
+                match &rec.given_up {
+                    Some(why) => format!(" · given up: {why}"),
+                    None => " · given up".to_string(),
+                }
             } else {
-                ""
+                String::new()
             }
         );
         let _ = writeln!(
@@ -215,11 +218,14 @@ fn overview(
             article_share(h.articles, h.others),
             model,
             if h.pruned {
-                " (pruned: low yield)"
+                " (pruned: low yield)".to_string()
             } else if h.dead {
-                " (given up)"
+                match &h.given_up {
+                    Some(why) => format!(" (given up: {})", why.why.as_str()),
+                    None => " (given up)".to_string(),
+                }
             } else {
-                ""
+                String::new()
             }
         );
     }
@@ -253,6 +259,15 @@ fn overview(
         "sitemaps read: {} · feeds read: {} · page URLs they listed: {}",
         c.sitemaps, c.feeds, c.source_urls
     );
+    let given_up: Vec<&str> = hosts.iter().filter(|h| h.dead).map(|h| h.host.as_str()).collect();
+    if !given_up.is_empty() {
+        let _ = writeln!(
+            out,
+            "hosts given up for this run ({}; a later run tries them again): {}",
+            given_up.len(),
+            given_up.join(", ")
+        );
+    }
     if c.hosts_pruned > 0 {
         let _ = writeln!(out, "hosts pruned for low yield: {}", c.hosts_pruned);
     }

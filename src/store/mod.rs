@@ -16,8 +16,8 @@ mod state;
 pub use memory::MemoryStore;
 pub use sled_store::SledStore;
 pub use state::{
-    Counters, CrawlState, FetchedPageEntry, FrontierEntry, HostPhase, HostRecord, SampledPage, StateBatch, UrlKind,
-    Validators, MODEL_HALVED_LISTED, STATE_VERSION,
+    Counters, CrawlState, FetchedPageEntry, FrontierEntry, GiveUp, GivenUp, HostPhase, HostRecord, SampledPage,
+    StateBatch, UrlKind, Validators, MODEL_HALVED_LISTED, STATE_VERSION,
 };
 
 use std::path::{Path, PathBuf};

@@ -94,6 +94,54 @@ pub struct FrontierEntry {
     pub stream: Option<String>,
 }
 
+/// Why dispatch gave a host up for a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GiveUp {
+    /// The address policy refused every address of the host (an internal address).
+    AddressRefused,
+    /// The host's name resolved to no address, on the first try and one retry.
+    NameNotResolved,
+    /// robots.txt could not be fetched for `[politeness] robots_give_up`.
+    RobotsUnavailable,
+    /// robots.txt could not be fetched and every other host was done.
+    UnreachableAtEnd,
+    /// Too many network failures in a row while fetching pages.
+    TooManyFailures,
+}
+
+impl GiveUp {
+    /// The reason in words, for the summary and `stats`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GiveUp::AddressRefused => "address refused",
+            GiveUp::NameNotResolved => "name not resolved",
+            GiveUp::RobotsUnavailable => "robots.txt unavailable",
+            GiveUp::UnreachableAtEnd => "unreachable",
+            GiveUp::TooManyFailures => "too many failures",
+        }
+    }
+}
+
+/// A host given up: why, and the last error (cut to 200 characters).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GivenUp {
+    /// Why.
+    pub why: GiveUp,
+    /// The last error, as the crawl printed it.
+    pub last: String,
+}
+
+impl std::fmt::Display for GivenUp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.last.is_empty() {
+            f.write_str(self.why.as_str())
+        } else {
+            write!(f, "{} (last error: {})", self.why.as_str(), self.last)
+        }
+    }
+}
+
 /// What the state remembers of one host.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct HostRecord {
@@ -113,8 +161,12 @@ pub struct HostRecord {
     pub written: u64,
     /// Pages that produced no record, by reason.
     pub discards: BTreeMap<String, u64>,
-    /// True when the host was given up (too many consecutive failures).
+    /// True when the host was given up for the run it was crawled in (a later run tries it
+    /// again); `given_up` says why.
     pub dead: bool,
+    /// Why the host was given up, while `dead`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub given_up: Option<GivenUp>,
     /// Pages with main text that the page classifier called articles.
     #[serde(default)]
     pub articles: u64,

@@ -62,11 +62,16 @@ fn crawl(dir: &Path) -> Child {
 
 /// Wait for every child; a watchdog kills them all after [`DEADLINE`].
 fn wait_all(children: Vec<Child>) -> Vec<std::process::ExitStatus> {
+    wait_all_within(children, DEADLINE)
+}
+
+/// Wait for every child; a watchdog kills them all (SIGKILL: no exit code) after `deadline`.
+fn wait_all_within(children: Vec<Child>, deadline: Duration) -> Vec<std::process::ExitStatus> {
     let pids: Vec<u32> = children.iter().map(Child::id).collect();
     let finished = Arc::new(Mutex::new(false));
     let flag = finished.clone();
     std::thread::spawn(move || {
-        std::thread::sleep(DEADLINE);
+        std::thread::sleep(deadline);
         if !*flag.lock().unwrap() {
             for pid in pids {
                 let _ = Command::new("kill").arg("-9").arg(pid.to_string()).status();
@@ -343,6 +348,99 @@ fn a_dead_worker_s_hosts_move_to_the_others() {
     check_politeness(&requests, 2);
     let moved: Vec<&str> = HOSTS.into_iter().filter(|h| owner(h) == victim_name).collect();
     same_urls_but_moved(&check_corpora(root.path(), true).0, &expected, &moved, &requests);
+}
+
+/// A Redis outage longer than the lease timeout (issue 52) while the workers sample their
+/// hosts: Redis stops answering (SIGSTOP), every worker stops on its own with exit status 69
+/// (its state committed up to its last group) instead of hanging; when Redis answers again
+/// and the leases have lapsed, the same workers started again take their partitions back with
+/// their states (no other worker held them in between): the sample pages are not fetched
+/// again, only the pages of each worker's last, uncommitted group may be, and the corpora are
+/// the single crawl's.
+#[test]
+fn a_redis_outage_stops_the_workers_and_their_restart_fetches_no_sample_again() {
+    let test = "a_redis_outage_stops_the_workers_and_their_restart_fetches_no_sample_again";
+    let Some(shared) = support::shared_dir(test) else { return };
+    let Some(redis) = RedisServer::start(test) else { return };
+    let expected = reference(&shared);
+    let server = SiteServer::start("127.0.0.1:0", shared_sites(&shared.join("sites")));
+    let root = tempfile::tempdir().unwrap();
+    let children = start_workers(root.path(), server.addr, &redis.url);
+    wait_for_requests(&server, "hidemiyoshi.jp", 40);
+    redis.pause();
+    let paused_at = Instant::now();
+    let before_outage = server.requests().len();
+    let statuses = wait_all(children);
+    for (w, status) in WORKERS.iter().zip(&statuses) {
+        let log = std::fs::read_to_string(root.path().join(w).join("stderr.log")).unwrap_or_default();
+        assert!(matches!(status.code(), Some(69 | 1)), "{w}: {status:?}\n{log}");
+    }
+    // Each stopped within a few timeouts (2 s each) of the outage.
+    assert!(paused_at.elapsed() < Duration::from_secs(60), "the workers stopped after {:?}", paused_at.elapsed());
+    let before = server.requests();
+    let during_outage = before.len() - before_outage;
+    redis.resume();
+    // The outage outlasted the leases.
+    let mut conn = redis.conn();
+    for host in HOSTS {
+        let lease = format!("webcorpus:{{test.{}}}:lease", partition_of(host, PARTITIONS));
+        let holder: Option<String> = redis::cmd("GET").arg(&lease).query(&mut conn).unwrap();
+        assert_eq!(holder, None, "{host}: the lease outlived the outage");
+    }
+    let statuses = wait_all(start_workers(root.path(), server.addr, &redis.url));
+    assert_all_succeeded(root.path(), &statuses);
+    let requests = server.requests();
+    // Pages fetched once Redis stopped answering cannot be committed (their links go to the
+    // streams first): they are fetched again. Those fetched before it must not be, but for the
+    // last group.
+    let fetched_before: HashSet<(String, String)> = before[..before_outage]
+        .iter()
+        .filter(|r| r.path != "/robots.txt")
+        .map(|r| (r.host.clone(), r.path.clone()))
+        .collect();
+    let again: Vec<(String, String)> = requests[before.len()..]
+        .iter()
+        .filter(|r| r.path != "/robots.txt")
+        .map(|r| (r.host.clone(), r.path.clone()))
+        .filter(|k| fetched_before.contains(k))
+        .collect();
+    eprintln!(
+        "{} of {} pages fetched before the outage were fetched again ({during_outage} requests during the outage)",
+        again.len(),
+        fetched_before.len()
+    );
+    // The last group of a worker holds what it fetched in one `commit_interval` (200 ms): at
+    // a 20 ms delay, about ten pages of each host.
+    assert!(again.len() <= 10 * HOSTS.len(), "{} pages fetched again: {again:?}", again.len());
+    check_politeness(&requests, 2);
+    same_urls(&check_corpora(root.path(), false).0, &expected);
+}
+
+/// Redis killed in the middle of the crawl, once while the workers sample their hosts and once
+/// after hidemiyoshi.jp's model is learned (its owner drains the pages that waited for it): every
+/// worker prints its summary and exits (69, or 1 when the failure hit a group commit) within a
+/// few `[cluster] timeout`s; none stays alive holding its state.
+#[test]
+fn every_worker_exits_when_redis_dies_in_any_phase() {
+    let test = "every_worker_exits_when_redis_dies_in_any_phase";
+    let Some(shared) = support::shared_dir(test) else { return };
+    let server = SiteServer::start("127.0.0.1:0", shared_sites(&shared.join("sites")));
+    for (phase, requests) in [("sampling", 40), ("after learning", 130)] {
+        let Some(redis) = RedisServer::start(test) else { return };
+        let root = tempfile::tempdir().unwrap();
+        let already = server.requests().iter().filter(|r| r.host == "hidemiyoshi.jp").count();
+        let children = start_workers(root.path(), server.addr, &redis.url);
+        wait_for_requests(&server, "hidemiyoshi.jp", already + requests);
+        drop(redis);
+        let killed_at = Instant::now();
+        let statuses = wait_all_within(children, Duration::from_secs(90));
+        for (w, status) in WORKERS.iter().zip(&statuses) {
+            let log = std::fs::read_to_string(root.path().join(w).join("stderr.log")).unwrap_or_default();
+            assert!(matches!(status.code(), Some(69 | 1)), "{phase}: {w}: {status:?}\n{log}");
+            assert!(log.contains("redis://"), "{phase}: {w} names the Redis that failed:\n{log}");
+        }
+        eprintln!("{phase}: every worker exited {:?} after Redis died", killed_at.elapsed());
+    }
 }
 
 /// A third worker joins a running crawl of two: the partitions it wins move to it (their

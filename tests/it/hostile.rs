@@ -13,6 +13,7 @@ use support::hostile_server::{HostileServer, Route};
 use webcorpus::config::Config;
 use webcorpus::crawl::{run, CrawlOptions, CrawlSummary};
 use webcorpus::model::Record;
+use webcorpus::store::GiveUp;
 
 const TEXT: &str = "The council met on Tuesday evening to discuss the new budget for the public library, \
     and after a long debate the members agreed that the opening hours should be extended in the winter, \
@@ -416,6 +417,41 @@ async fn an_unreachable_host_does_not_keep_the_crawl_open() {
     let summary = crawl.run(&toml).await;
     assert!(started.elapsed() < Duration::from_secs(60), "ended after {:?}", started.elapsed());
     assert_eq!((summary.hosts, summary.given_up), (2, 1), "{summary:?}");
-    assert_eq!(summary.exit_code(), 0, "one host was crawled");
+    assert_eq!(summary.exit_code(), webcorpus::crawl::EXIT_HOSTS_PENDING, "one host was crawled, one is pending");
+    let (host, why) = &summary.given_up_hosts[0];
+    assert_eq!(host, "dead.test");
+    assert_eq!(why.as_ref().map(|w| w.why), Some(GiveUp::UnreachableAtEnd), "{why:?}");
     assert_eq!(crawl.records().len(), 2, "both pages of the live host");
+}
+
+/// A crawl that ends (issue 52): a host whose name does not resolve is given up after one
+/// retry, for its name, not after `robots_give_up` (an hour here) nor only once the other host
+/// is done; the crawl exits 4 and names it; a later run tries it again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_name_that_does_not_resolve_is_given_up_after_one_retry() {
+    let mut pages = vec![("live.test", "/robots.txt", Route::bytes(404, "text/plain", Vec::new()))];
+    let paths: Vec<String> = (0..6).map(|i| format!("/p{i}")).collect();
+    let links: Vec<&str> = paths.iter().map(String::as_str).collect();
+    pages.push(("live.test", "/", page(TEXT, &links)));
+    for path in &paths {
+        pages.push(("live.test", path.as_str(), page(TEXT, &[])));
+    }
+    let server = HostileServer::start(routes(pages));
+    // `.invalid` never resolves (RFC 6761 §6.4).
+    let crawl = Crawl::new("http://live.test/\nhttp://nowhere.invalid/\n");
+    let toml =
+        crawl.config(server.addr, &["live.test"], "").replace("robots_give_up = \"1s\"", "robots_give_up = \"1h\"");
+    for run in ["first", "second"] {
+        let started = Instant::now();
+        let summary = crawl.run(&toml).await;
+        assert!(started.elapsed() < Duration::from_secs(60), "{run} run ended after {:?}", started.elapsed());
+        assert_eq!(summary.exit_code(), webcorpus::crawl::EXIT_HOSTS_PENDING, "{run} run: {summary:?}");
+        assert_eq!(summary.given_up_hosts.len(), 1, "{run} run: {summary:?}");
+        let (host, why) = &summary.given_up_hosts[0];
+        assert_eq!(host, "nowhere.invalid");
+        let why = why.as_ref().expect("a reason");
+        assert_eq!(why.why, GiveUp::NameNotResolved, "{run} run: {why}");
+        assert!(why.last.contains("nowhere.invalid"), "{run} run: {why}");
+    }
+    assert!(!crawl.records().is_empty(), "the live host was crawled");
 }

@@ -25,4 +25,5 @@ mod show;
 mod status_page;
 mod unicode_forms;
 mod url_sources;
+mod warc_bombs;
 mod warc_input;

@@ -276,11 +276,15 @@ impl Committer {
                 self.enqueue_sitemaps(&host, &entry)?;
                 self.group.batch.put_robots(&host, &entry);
                 // Answered: a host given up in an earlier run is back.
-                self.book(&host).rec.dead = false;
+                let rec = &mut self.book(&host).rec;
+                rec.dead = false;
+                rec.given_up = None;
                 self.touch(&host);
             }
-            CommitMsg::HostDead { host } => {
-                self.book(&host).rec.dead = true;
+            CommitMsg::HostDead { host, why } => {
+                let rec = &mut self.book(&host).rec;
+                rec.dead = true;
+                rec.given_up = Some(why);
                 self.touch(&host);
             }
             CommitMsg::HostDry { host } => self.learning(&host, LearningEvent::HostDry)?,

@@ -9,7 +9,7 @@
 
 use crate::crawl::fetch::{FetchError, FetchedPage, Fetcher, Recorded, Validators};
 use crate::crawl::frontier::{LocalMembership, Membership, WorkerFigures};
-use crate::crawl::hosts::{DueQueue, HostRuntime};
+use crate::crawl::hosts::{DueQueue, HostRuntime, UNREACHABLE_AFTER};
 use crate::crawl::messages::{send_queued, CommitMsg, Event, PageDone, PageResult, WorkItem};
 use crate::crawl::politeness::{HostPoliteness, PolitenessConfig};
 use crate::crawl::progress::{HostCounts, Progress};
@@ -18,7 +18,7 @@ use crate::crawl::shutdown::Shutdown;
 use crate::crawl::watchdog;
 use crate::crawl::CrawlError;
 use crate::domain::HostModel;
-use crate::store::{Counters, CrawlState, FrontierEntry, UrlKind};
+use crate::store::{Counters, CrawlState, FrontierEntry, GiveUp, GivenUp, UrlKind};
 use crate::write::warc::HttpExchange;
 use crossbeam_channel::Sender;
 use std::collections::{HashMap, VecDeque};
@@ -335,12 +335,13 @@ impl<F: Fetch> Dispatcher<F> {
             for idx in 0..self.hosts.len() {
                 if self.hosts[idx].schedulable() {
                     let h = &self.hosts[idx];
-                    eprintln!(
+                    crate::warn_line!(
                         "warning: host {}: robots.txt could not be fetched ({} tries, last: {}); \
                          every other host is done, so it is given up for this run (run the same command again to retry it)",
                         h.host, h.robots_failures.0, h.robots_failures.1
                     );
-                    self.give_up(idx);
+                    let last = h.robots_failures.1.clone();
+                    self.give_up(idx, GiveUp::UnreachableAtEnd, &last);
                 }
             }
             self.due.clear();
@@ -604,11 +605,13 @@ impl<F: Fetch> Dispatcher<F> {
         }
         let h = &mut self.hosts[idx];
         if let Err(e @ FetchError::Refused { .. }) = &result {
-            eprintln!("warning: host {} skipped: {e}", h.host);
-            self.give_up(idx);
+            crate::warn_line!("warning: host {} skipped: {e}", h.host);
+            let last = e.to_string();
+            self.give_up(idx, GiveUp::AddressRefused, &last);
             return;
         }
         let status = result.as_ref().ok().map(|(s, _)| *s);
+        let unresolved = matches!(result, Err(FetchError::NameNotResolved { .. }));
         let why = match &result {
             Ok((s, _)) => format!("HTTP {s}"),
             Err(e) => e.to_string(),
@@ -618,13 +621,22 @@ impl<F: Fetch> Dispatcher<F> {
             h.politeness.record_robots_failure(t);
             h.robots_failures = (h.robots_failures.0 + 1, why.clone());
             let since = *h.robots_failing_since.get_or_insert(t);
-            if t.saturating_duration_since(since) >= self.cfg.politeness.robots_give_up {
-                eprintln!(
+            if unresolved && h.robots_failures.0 >= UNREACHABLE_AFTER {
+                // An unknown name does not come back within the hours `robots_give_up` waits
+                // for a server: given up after one retry.
+                crate::warn_line!(
+                    "warning: host {}: name not resolved ({} tries, last: {why}); host given up until the next run",
+                    h.host,
+                    h.robots_failures.0
+                );
+                self.give_up(idx, GiveUp::NameNotResolved, &why);
+            } else if t.saturating_duration_since(since) >= self.cfg.politeness.robots_give_up {
+                crate::warn_line!(
                     "warning: host {}: robots.txt unavailable for {} (last: {why}); host given up until the next run",
                     h.host,
                     humantime::format_duration(self.cfg.politeness.robots_give_up)
                 );
-                self.give_up(idx);
+                self.give_up(idx, GiveUp::RobotsUnavailable, &why);
             } else {
                 tracing::warn!(host = h.host, "robots.txt unavailable ({why}); retrying later");
             }
@@ -638,11 +650,13 @@ impl<F: Fetch> Dispatcher<F> {
         let _ = self.commit.send(CommitMsg::Robots { host: h.host.clone(), entry });
     }
 
-    fn give_up(&mut self, idx: usize) {
+    /// Give host `idx` up for this run, `why`, `last` its last error (cut for the state).
+    fn give_up(&mut self, idx: usize, why: GiveUp, last: &str) {
         let h = &mut self.hosts[idx];
         if !h.dead {
             h.dead = true;
-            let _ = self.commit.send(CommitMsg::HostDead { host: h.host.clone() });
+            let why = GivenUp { why, last: crate::crawl::url::for_log(last).into_owned() };
+            let _ = self.commit.send(CommitMsg::HostDead { host: h.host.clone(), why });
         }
         self.check_dry(idx);
     }
@@ -661,7 +675,13 @@ impl<F: Fetch> Dispatcher<F> {
         let crawl_delay = h.robots.as_ref().and_then(|(_, p)| p.crawl_delay());
         let page = match result {
             Err(e) => {
-                if matches!(e, FetchError::Timeout { .. } | FetchError::Connect { .. } | FetchError::Other { .. }) {
+                if matches!(
+                    e,
+                    FetchError::Timeout { .. }
+                        | FetchError::Connect { .. }
+                        | FetchError::NameNotResolved { .. }
+                        | FetchError::Other { .. }
+                ) {
                     h.politeness.record_failure(t);
                 } else {
                     // The host answered (a PDF, a page over the size cap, a bad redirect):
@@ -671,11 +691,15 @@ impl<F: Fetch> Dispatcher<F> {
                 tracing::warn!("{e}");
                 let dead = h.politeness.is_dead();
                 if dead {
-                    eprintln!("warning: host {}: too many consecutive failures; host given up (last: {e})", h.host);
+                    crate::warn_line!(
+                        "warning: host {}: too many consecutive failures; host given up (last: {e})",
+                        h.host
+                    );
                 }
+                let last = e.to_string();
                 self.forward(idx, ticket, entry, PageResult::FetchFailed { reason: e.reason() }, exchanges);
                 if dead {
-                    self.give_up(idx);
+                    self.give_up(idx, GiveUp::TooManyFailures, &last);
                 }
                 return;
             }

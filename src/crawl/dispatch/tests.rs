@@ -108,7 +108,7 @@ async fn crawl(pages: &[(&str, Vec<u16>)], robots: Option<(u16, String)>) -> Out
                     out.results.push((done.entry.url, kind));
                     let _ = events_tx.send(ack(done.host));
                 }
-                Ok(CommitMsg::HostDead { host }) => out.dead.push(host),
+                Ok(CommitMsg::HostDead { host, .. }) => out.dead.push(host),
                 Ok(CommitMsg::HostDry { host }) => out.dry.push(host),
                 Ok(CommitMsg::Finish { .. }) => {
                     let _ = events_tx.send(Event::Finished(Ok(())));

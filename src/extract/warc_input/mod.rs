@@ -227,18 +227,25 @@ fn read_warc_from(
             let mut record = match record {
                 Ok(record) => record,
                 Err(e) => {
-                    // The crate checks a block's end (CR LF CR LF) as it reads the next header:
-                    // that failure is the record before's.
+                    // The crate reads to the end of the record before (checking its CR LF CR
+                    // LF) as it starts the next: those failures are the record before's.
                     let message = with_source(&e);
-                    damage = Some(match message.contains("[13, 10, 13, 10]") {
-                        true => WarcInputError::Record {
+                    let previous = if matches!(e, warc::Error::UnexpectedEOB) {
+                        Some("the file ends inside its block (before its Content-Length)")
+                    } else if message.contains("[13, 10, 13, 10]") {
+                        Some("its block does not end where its Content-Length says")
+                    } else {
+                        None
+                    };
+                    damage = Some(match previous {
+                        Some(what) => WarcInputError::Record {
                             path: path.into(),
                             record: counts.records - 1,
                             offset: last.0,
                             record_id: last.1.take(),
-                            message: "its block does not end where its Content-Length says".into(),
+                            message: what.into(),
                         },
-                        false => error(&counts, file_offset(record_start.get()), None, message),
+                        None => error(&counts, file_offset(record_start.get()), None, message),
                     });
                     break;
                 }
@@ -622,10 +629,12 @@ mod tests {
         assert_eq!((counts.records, counts.pages), (2, 1));
         assert_eq!(counts.skipped.get(&Skip::TooLarge), Some(&1));
 
-        // Streamed past, the claim runs into the end of the file: an error at the next record.
+        // Streamed past, the claim runs into the end of the file: the damage is the claiming
+        // record's, named by its offset and id.
         let claim = record("response", PAGE, 2_147_483_648);
         let e = read(&claim[..]).unwrap_err();
-        assert!(matches!(e, WarcInputError::Record { record: 2, .. }), "{e}");
+        assert!(matches!(e, WarcInputError::Record { record: 1, offset: Some(0), record_id: Some(_), .. }), "{e}");
+        assert!(e.to_string().contains("the file ends inside its block"), "{e}");
     }
 
     fn response_at(uri: &str, http: &[u8]) -> Vec<u8> {

@@ -40,6 +40,22 @@ impl RedisServer {
         Some(RedisServer { url, child })
     }
 
+    /// Stop answering (SIGSTOP: connections stay open, commands time out), as an overloaded or
+    /// partitioned server does; [`RedisServer::resume`] ends it.
+    pub fn pause(&self) {
+        self.signal("-STOP");
+    }
+
+    /// Answer again after [`RedisServer::pause`].
+    pub fn resume(&self) {
+        self.signal("-CONT");
+    }
+
+    fn signal(&self, sig: &str) {
+        let status = Command::new("kill").arg(sig).arg(self.child.id().to_string()).status().expect("kill");
+        assert!(status.success(), "kill {sig} redis-server");
+    }
+
     /// A blocking connection.
     pub fn conn(&self) -> redis::Connection {
         redis::Client::open(self.url.as_str()).unwrap().get_connection().unwrap()
@@ -48,6 +64,7 @@ impl RedisServer {
 
 impl Drop for RedisServer {
     fn drop(&mut self) {
+        // A paused server is killed too (SIGKILL ends a stopped process).
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
