@@ -140,3 +140,41 @@ fn a_refused_crawl_says_why_and_leaves_nothing_behind() {
     assert_eq!(code, Some(1), "{err}");
     assert!(err.contains("cannot write in") && err.contains("plain-file/state"), "{err}");
 }
+
+/// Every line a crawl prints is bounded (issue 52): a 10 MB seed URL on a live host (whose
+/// server refuses the request line: the HTTP client's error repeats the URL whole) and one on
+/// a host that does not resolve are warned about, failed, given up and summarised in lines of
+/// at most 4,096 bytes and a cut mark.
+#[test]
+fn ten_megabyte_seed_urls_give_short_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let server =
+        SiteServer::start("127.0.0.1:0", [("long.test".to_string(), SiteRoot::Pages(Arc::new(HashMap::new())))].into());
+    let tail = "a".repeat(10_000_000);
+    std::fs::write(dir.path().join("seeds.txt"), format!("http://long.test/{tail}\nhttp://long.invalid/{tail}\n"))
+        .unwrap();
+    let toml = support::loopback_config(
+        server.addr,
+        &["long.test"],
+        &format!(
+            "[crawl]\nstate_dir = \"{0}/state\"\nout_dir = \"{0}/corpus\"\nmin_free_space = 0\n\
+             [politeness]\nmin_delay = \"0s\"\nrobots_retry = \"100ms\"\nbackoff_base = \"10ms\"\n",
+            dir.path().display()
+        ),
+    );
+    std::fs::write(dir.path().join("config.toml"), toml).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_webcorpus"))
+        .args(["crawl", "--seeds"])
+        .arg(dir.path().join("seeds.txt"))
+        .arg("--config")
+        .arg(dir.path().join("config.toml"))
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.status.code(), Some(i32::from(webcorpus::crawl::EXIT_HOSTS_PENDING)), "{stdout}");
+    assert!(stdout.contains("long.invalid: name not resolved"), "{stdout}");
+    assert!(stdout.contains("1 failed") || stdout.contains("pages without a record"), "{stdout}");
+    for line in stdout.lines().chain(stderr.lines()) {
+        assert!(line.len() <= webcorpus::logging::MAX_LOG_LINE_BYTES + 32, "a line of {} bytes", line.len());
+    }
+}
