@@ -22,21 +22,21 @@
 //! and no paragraph is shared across hosts (the crawl writes hosts interleaved, the replay in
 //! file order, and Onion keeps the first instance).
 
+mod extract;
+
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::classify::PageType;
 use crate::config::Config;
-use crate::crawl::record::{record_of, RecordSource};
-use crate::crawl::workers::{extract_and_classify, PageTools};
-use crate::dedup::{DedupError, Onion, OnionScratch, SeenSet};
+use crate::crawl::workers::PageTools;
+use crate::dedup::DedupError;
 use crate::domain::learn::{learn_documents, parse_sample};
 use crate::domain::{DomainModel, HostLearning, LearningAction, LearningEvent, SamplingRule};
 use crate::extract::warc_input::{read_warc_with_progress, WarcInputError, WarcPage};
+use crate::html::decode_html;
 use crate::html::sniff::{binary_kind, unreadable_share, MAX_UNREADABLE_SHARE};
-use crate::html::{decode_html, Document};
 use crate::write::CorpusFormat;
 
 /// Errors that stop a replay (a bad page never does: it is counted).
@@ -148,6 +148,11 @@ pub fn replay_warcs(
             if !site.learning.is_sampling() {
                 return;
             }
+            if total < learn.min_sample {
+                // Too few pages in the files ever to learn: no model, and nothing to decode.
+                site.learning.on(&rule, LearningEvent::HostDry);
+                return;
+            }
             let mut actions = Vec::new();
             if let Ok(html) = readable(&page) {
                 site.sample.push(html);
@@ -167,76 +172,18 @@ pub fn replay_warcs(
             }
         }))?;
     }
-    // 3. Extract, dedup, write.
+    // 3. Extract (on the worker threads), dedup, write (in file order).
     if let Some(bar) = &bar {
         bar.set_message("extracting");
     }
-    let onion = Onion::new(cfg.dedup.onion())?;
-    let mut seen = SeenSet::new(cfg.dedup.seen_params());
-    let mut scratch = OnionScratch::default();
-    let mut summary = ReplaySummary {
-        hosts: hosts.len() as u64,
-        learned: hosts.values().filter(|h| h.model.is_some()).count() as u64,
-        ..ReplaySummary::default()
-    };
-    let mut failed: Option<ReplayError> = None;
-    let mut buf = Vec::new();
-    for path in paths {
-        let read = read_warc_with_progress(path, bar.as_ref(), |page| {
-            if failed.is_some() {
-                return;
-            }
-            summary.pages += 1;
-            let host = host_of(&page.url);
-            let model = hosts.get(&host).and_then(|h| h.model.clone());
-            let mut skip = |reason: &str| *summary.skipped.entry(reason.to_string()).or_default() += 1;
-            let html = match readable(&page) {
-                Ok(html) => html,
-                Err(reason) => return skip(reason),
-            };
-            let doc = Document::parse(&html);
-            let (extraction, class) = extract_and_classify(&doc, &page.url, model.as_deref(), &tools);
-            let ex = match extraction {
-                Ok(ex) if !ex.has_running_text() => return skip("no_main_text"),
-                Ok(ex) => ex,
-                Err(_) => return skip("extraction_error"),
-            };
-            if cfg.classify.drop_non_article && class.is_some_and(|c| c.page_type == PageType::Other) {
-                return skip("not_article");
-            }
-            let mut outcome = match onion.filter_with(&mut scratch, &ex.paragraphs, &seen) {
-                Ok(outcome) => outcome,
-                Err(e) => {
-                    failed = Some(e.into());
-                    return;
-                }
-            };
-            summary.duplicate_paragraphs += outcome.dropped as u64;
-            if outcome.kept.is_empty() {
-                return skip("all_duplicate");
-            }
-            let new_hashes = std::mem::take(&mut outcome.new_hashes);
-            let file = path.file_name().map(|n| n.to_string_lossy().into_owned());
-            let source = RecordSource::warc_page(&page, &host, file);
-            let record = record_of(source, ex, class, outcome.kept);
-            if !cfg.crawl.keeps_language(record.lang.as_deref()) {
-                return skip("wrong_language");
-            }
-            seen.insert_all(&new_hashes);
-            buf.clear();
-            if let Err(e) = format.render(&record, &mut buf) {
-                failed = Some(ReplayError::Write(std::io::Error::other(e)));
-                return;
-            }
-            if let Err(e) = out.write_all(&buf) {
-                failed = Some(e.into());
-                return;
-            }
-            summary.records += 1;
-        });
-        if let Some(e) = failed.take() {
-            return Err(e);
-        }
+    let models: HashMap<String, Arc<DomainModel>> =
+        hosts.iter().filter_map(|(host, h)| h.model.clone().map(|m| (host.clone(), m))).collect();
+    let mut summary =
+        ReplaySummary { hosts: hosts.len() as u64, learned: models.len() as u64, ..ReplaySummary::default() };
+    drop(hosts);
+    let pass = extract::Pass { paths, cfg, tools: &tools, models: &models, workers: cfg.crawl.worker_threads() };
+    let reads = pass.run(format, out, bar.as_ref(), &mut summary)?;
+    for read in reads {
         let counts = match read {
             Ok(counts) => counts,
             Err(e @ WarcInputError::Record { .. }) => {
