@@ -380,12 +380,16 @@ fn a_redis_outage_stops_the_workers_and_their_restart_fetches_no_sample_again() 
     let before = server.requests();
     let during_outage = before.len() - before_outage;
     redis.resume();
-    // The outage outlasted the leases.
+    // The outage outlasts the leases (a renewal a worker sent as Redis stopped may still be
+    // read from its socket: wait for it to lapse too).
     let mut conn = redis.conn();
     for host in HOSTS {
         let lease = format!("webcorpus:{{test.{}}}:lease", partition_of(host, PARTITIONS));
-        let holder: Option<String> = redis::cmd("GET").arg(&lease).query(&mut conn).unwrap();
-        assert_eq!(holder, None, "{host}: the lease outlived the outage");
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while redis::cmd("GET").arg(&lease).query::<Option<String>>(&mut conn).unwrap().is_some() {
+            assert!(Instant::now() < deadline, "{host}: the lease outlived the outage");
+            std::thread::sleep(Duration::from_millis(50));
+        }
     }
     let statuses = wait_all(start_workers(root.path(), server.addr, &redis.url));
     assert_all_succeeded(root.path(), &statuses);
@@ -409,9 +413,10 @@ fn a_redis_outage_stops_the_workers_and_their_restart_fetches_no_sample_again() 
         again.len(),
         fetched_before.len()
     );
-    // The last group of a worker holds what it fetched in one `commit_interval` (200 ms): at
-    // a 20 ms delay, about ten pages of each host.
-    assert!(again.len() <= 10 * HOSTS.len(), "{} pages fetched again: {again:?}", again.len());
+    // A worker's last groups hold what it fetched in the last `commit_interval`s (200 ms each):
+    // at a 20 ms delay, about ten pages of each host per group, a few groups when the machine
+    // is busy; a worker that forgot its hosts fetches nearly all of them again (160 of 174).
+    assert!(again.len() * 4 <= fetched_before.len(), "{} pages fetched again: {again:?}", again.len());
     check_politeness(&requests, 2);
     same_urls(&check_corpora(root.path(), false).0, &expected);
 }
