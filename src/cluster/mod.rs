@@ -70,6 +70,15 @@ pub enum ClusterError {
     /// The worker was asked to queue or start before it joined the crawl.
     #[error("the worker has not joined the cluster crawl")]
     NotJoined,
+    /// A command the committer waits for got no answer, not even an error, in time (the
+    /// client's reconnection after Redis died can wait for ever).
+    #[error("redis {url}: no answer within {}", humantime::format_duration(*.after))]
+    NoAnswer {
+        /// The server.
+        url: String,
+        /// How long the committer waited.
+        after: Duration,
+    },
 }
 
 impl ClusterError {
@@ -369,12 +378,29 @@ impl ClusterLink {
     /// [`ClusterError::Redis`].
     pub fn publish_blocking(&self, urls: &[(u128, RemoteUrl)]) -> Result<u64, ClusterError> {
         let added = self
-            .handle
-            .block_on(links::publish(&mut self.conn(), &self.keys, self.cfg.partitions, urls))
+            .block_on_bounded(links::publish(&mut self.conn(), &self.keys, self.cfg.partitions, urls))
             .map_err(|e| e.at(&self.cfg.redis))?;
         self.published.fetch_add(added, Ordering::Relaxed);
         Ok(added)
     }
+
+    /// Run `command` on the runtime from the calling (non-runtime) thread, giving up after
+    /// [`ClusterLink::ANSWER_WITHIN`] timeouts: the committer never waits for ever.
+    fn block_on_bounded<T>(
+        &self,
+        command: impl std::future::Future<Output = Result<T, ClusterError>>,
+    ) -> Result<T, ClusterError> {
+        let after = self.cfg.timeout * Self::ANSWER_WITHIN;
+        self.handle.block_on(async {
+            tokio::time::timeout(after, command)
+                .await
+                .unwrap_or_else(|_| Err(ClusterError::NoAnswer { url: self.cfg.redis.clone(), after }))
+        })
+    }
+
+    /// A blocking command gets an answer within this many `[cluster] timeout`s (the client's
+    /// own response timeout, and its reconnection: a connection timeout per try, two tries).
+    pub const ANSWER_WITHIN: u32 = 4;
 
     /// Acknowledge and delete the stream entries `done` (their outcome is committed); blocks
     /// the calling thread.
@@ -385,7 +411,7 @@ impl ClusterLink {
         if done.is_empty() {
             return Ok(());
         }
-        self.handle.block_on(links::ack(&mut self.conn(), &self.keys, done)).map_err(|e| self.err(e))
+        self.block_on_bounded(async { links::ack(&mut self.conn(), &self.keys, done).await.map_err(|e| self.err(e)) })
     }
 }
 
