@@ -124,11 +124,7 @@ fn a_declared_length_past_the_limit_allocates_nothing() {
     warc.extend(format!("{HTTP_HEAD}<p>short</p>").into_bytes());
     std::fs::write(&file, &warc).expect("write");
 
-    for extra in ["", "--per-site"] {
-        let out = extract_limited(&file, extra);
-        let stderr = assert_ran(&out, extra);
-        assert_eq!(out.status.code(), Some(1), "a damaged file exits 1 ({extra}): {stderr}");
-        assert_eq!(records(&out).len(), 1, "the page before the damage ({extra}): {stderr}");
+    for stderr in damaged_with_one_page_before(&file) {
         assert!(stderr.contains("lie.warc"), "the message names the file: {stderr}");
         assert!(stderr.contains("00000000-0000-0000-0000-000000000002"), "and the record's id: {stderr}");
     }
@@ -146,11 +142,22 @@ fn a_header_line_past_the_limit_is_refused_at_its_bound() {
     warc.extend(gz(b"\r\n\r\n"));
     std::fs::write(&file, &warc).expect("write");
 
-    for extra in ["", "--per-site"] {
-        let out = extract_limited(&file, extra);
-        let stderr = assert_ran(&out, extra);
-        assert_eq!(out.status.code(), Some(1), "a damaged file exits 1 ({extra}): {stderr}");
-        assert_eq!(records(&out).len(), 1, "the page before the damage ({extra}): {stderr}");
+    for stderr in damaged_with_one_page_before(&file) {
         assert!(stderr.contains("header is longer than 65536 bytes"), "{stderr}");
     }
+}
+
+/// `extract` and `extract --per-site` on a `file` damaged after its first page: each exits 1
+/// and writes that page. Returns their standard errors.
+fn damaged_with_one_page_before(file: &Path) -> Vec<String> {
+    ["", "--per-site"]
+        .into_iter()
+        .map(|extra| {
+            let out = extract_limited(file, extra);
+            let stderr = assert_ran(&out, extra);
+            assert_eq!(out.status.code(), Some(1), "a damaged file exits 1 ({extra}): {stderr}");
+            assert_eq!(records(&out).len(), 1, "the page before the damage ({extra}): {stderr}");
+            stderr
+        })
+        .collect()
 }
