@@ -177,7 +177,7 @@ mod tests {
     fn write(sink: &mut CorpusSink, n: usize) -> bool {
         let r = record(n);
         let outcome = sink.dedup(&r.paragraphs).unwrap();
-        if outcome.kept.is_empty() {
+        if outcome.all_dropped() {
             return false;
         }
         sink.append(&r, &outcome.new_hashes).unwrap();

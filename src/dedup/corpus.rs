@@ -168,7 +168,7 @@ impl Run {
         self.seen.insert_all(&outcome.new_hashes);
         self.summary.onion_seconds += onion_start.elapsed().as_secs_f64();
         self.summary.duplicates += outcome.dropped as u64;
-        if !outcome.kept.is_empty() {
+        if !outcome.all_dropped() {
             self.summary.documents_kept += 1;
         }
         Ok(outcome.kept_mask)

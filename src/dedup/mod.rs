@@ -25,7 +25,8 @@ use crate::model::Paragraph;
 pub use seen::{SeenMode, SeenParams, SeenSet};
 pub use shingle::{shingle_hashes, Shingler};
 
-use seen::HashValueSet;
+use seen::HashValueMap;
+use std::collections::hash_map::Entry;
 
 /// Errors of the dedup stage. Only the hash lookup can fail.
 #[derive(Debug, thiserror::Error)]
@@ -145,6 +146,22 @@ pub trait SeenHashes {
     /// Hint that `h` will be looked up soon (an in-memory set loads its slot into the cache);
     /// the default does nothing.
     fn prefetch(&self, _h: u64) {}
+
+    /// Set `found[i]` to [`SeenHashes::contains`] of `hashes[i]`, for every `i` (the slices
+    /// have one length). The default looks each up in turn, [`PREFETCH_AHEAD`] prefetches
+    /// ahead; an in-memory set overrides it with a loop without dynamic calls.
+    fn contains_each(&self, hashes: &[u64], found: &mut [bool]) -> Result<(), DedupError> {
+        for &h in hashes.iter().take(PREFETCH_AHEAD) {
+            self.prefetch(h);
+        }
+        for (i, (&h, slot)) in hashes.iter().zip(found.iter_mut()).enumerate() {
+            if let Some(&ahead) = hashes.get(i + PREFETCH_AHEAD) {
+                self.prefetch(ahead);
+            }
+            *slot = self.contains(h)?;
+        }
+        Ok(())
+    }
 }
 
 impl SeenHashes for HashSet<u64> {
@@ -156,8 +173,6 @@ impl SeenHashes for HashSet<u64> {
 /// The result of [`Onion::filter`] for one document.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DedupOutcome {
-    /// The paragraphs that are not duplicates, in their original order.
-    pub kept: Vec<Paragraph>,
     /// How many paragraphs were dropped as duplicates.
     pub dropped: usize,
     /// One flag per input paragraph: kept (true) or dropped.
@@ -167,22 +182,43 @@ pub struct DedupOutcome {
     pub new_hashes: Vec<u64>,
 }
 
+impl DedupOutcome {
+    /// How many paragraphs are kept.
+    pub fn kept(&self) -> usize {
+        self.kept_mask.len() - self.dropped
+    }
+
+    /// True when every paragraph is a duplicate (or there were none).
+    pub fn all_dropped(&self) -> bool {
+        self.kept() == 0
+    }
+
+    /// The kept ones of `paragraphs` (the document given to [`Onion::filter`]), in order.
+    pub fn keep(&self, paragraphs: Vec<Paragraph>) -> Vec<Paragraph> {
+        paragraphs.into_iter().zip(&self.kept_mask).filter(|&(_, &kept)| kept).map(|(p, _)| p).collect()
+    }
+}
+
 /// How many n-gram hashes ahead [`Onion::filter_with`] prefetches the seen set's slots: enough
 /// to overlap the cache misses of a large in-memory set, few enough that the lines are still
 /// in L1 when they are read.
 pub const PREFETCH_AHEAD: usize = 16;
 
-/// The working memory of [`Onion::filter_with`]: the shingler and the per-document hash sets,
-/// kept by the caller (one per thread) so that a document allocates nothing new.
+/// The working memory of [`Onion::filter_with`]: the shingler, the document's hashes and
+/// its set of kept hashes, kept by the caller (one per thread) so that a document allocates
+/// nothing new.
 #[derive(Debug, Default)]
 pub struct OnionScratch {
     shingler: Shingler,
-    in_store: HashValueSet,
-    in_doc: HashValueSet,
+    /// Hashes of the document that are not in the seen set, each with the index of the first
+    /// paragraph not dropped when it was met that holds it.
+    in_doc: HashValueMap<u32>,
     /// The document's hashes, paragraph after paragraph.
     hashes: Vec<u64>,
     /// End of each paragraph's hashes in `hashes`.
     ends: Vec<usize>,
+    /// Whether each of `hashes` is in the seen set.
+    found: Vec<bool>,
 }
 
 impl OnionScratch {
@@ -193,12 +229,11 @@ impl OnionScratch {
     fn start_document(&mut self) {
         self.hashes.clear();
         self.ends.clear();
-        for set in [&mut self.in_store, &mut self.in_doc] {
-            if set.capacity() > Self::KEEP_CAPACITY {
-                *set = HashValueSet::default();
-            } else {
-                set.clear();
-            }
+        self.found.clear();
+        if self.in_doc.capacity() > Self::KEEP_CAPACITY {
+            self.in_doc = HashValueMap::default();
+        } else {
+            self.in_doc.clear();
         }
     }
 }
@@ -239,67 +274,68 @@ impl Onion {
     /// repeats) that are in `seen` or in an earlier KEPT paragraph of this document exceeds
     /// `threshold`. Dropped paragraphs add nothing to the document's set. A paragraph of
     /// punctuation only is deduplicated as a whole (see [`Onion::hashes`]).
-    /// Each distinct hash is looked up in `seen` at most once. Errors: the lookup's.
+    /// Every hash of the document is looked up in `seen` once per occurrence, in one batch
+    /// ([`SeenHashes::contains_each`]). Errors: the lookup's.
     pub fn filter(&self, paragraphs: &[Paragraph], seen: &dyn SeenHashes) -> Result<DedupOutcome, DedupError> {
         self.filter_with(&mut OnionScratch::default(), paragraphs, seen)
     }
 
     /// [`Onion::filter`] with a caller's [`OnionScratch`] (reused across documents: no
-    /// allocation per word or per document in the hot loop). The look-ups of a paragraph's
-    /// n-grams are prefetched [`PREFETCH_AHEAD`] hashes ahead ([`SeenHashes::prefetch`]).
+    /// allocation per word or per document in the hot loop).
     pub fn filter_with(
         &self,
         scratch: &mut OnionScratch,
         paragraphs: &[Paragraph],
         seen: &dyn SeenHashes,
     ) -> Result<DedupOutcome, DedupError> {
-        // Hashes of this document that were in `seen`, and hashes of its kept paragraphs.
         scratch.start_document();
-        let OnionScratch { shingler, in_store, in_doc, hashes, ends } = scratch;
-        // 1. Every paragraph's hashes, in one buffer (`ends[i]`: where paragraph i's end).
+        let OnionScratch { shingler, in_doc, hashes, ends, found } = scratch;
+        // 1. Every paragraph's hashes, in one buffer (`ends[i]`: where paragraph i's end),
+        //    and whether each is in `seen`.
         for paragraph in paragraphs {
             self.hashes_into(shingler, &paragraph.text, hashes);
             ends.push(hashes.len());
         }
-        for &h in hashes.iter().take(PREFETCH_AHEAD) {
-            seen.prefetch(h);
-        }
-        // 2. Paragraph by paragraph: the share seen, then the kept paragraph's hashes join
-        //    the document's set.
-        let mut outcome = DedupOutcome {
-            kept: Vec::new(),
-            dropped: 0,
-            kept_mask: Vec::with_capacity(paragraphs.len()),
-            new_hashes: Vec::new(),
-        };
+        found.resize(hashes.len(), false);
+        seen.contains_each(hashes, found)?;
+        // 2. Paragraph by paragraph: the share seen, then the kept paragraph's hashes that
+        //    are not in `seen` join the document's set. `in_doc` maps a hash to the first
+        //    paragraph that holds it among those not dropped when it was met: it counts as
+        //    seen for a later paragraph when that one was kept, and a dropped one's hashes
+        //    are taken over by the next paragraph that holds them.
+        let mut outcome =
+            DedupOutcome { dropped: 0, kept_mask: Vec::with_capacity(paragraphs.len()), new_hashes: Vec::new() };
         let mut start = 0;
-        for (paragraph, &end) in paragraphs.iter().zip(ends.iter()) {
-            let own = &hashes[start..end];
+        for (index, &end) in (0u32..).zip(ends.iter()) {
+            let (own, own_found) = (&hashes[start..end], &found[start..end]);
+            start = end;
+            let first_here = outcome.new_hashes.len();
             let mut seen_count = 0usize;
-            for (i, &h) in own.iter().enumerate() {
-                if let Some(&ahead) = hashes.get(start + i + PREFETCH_AHEAD) {
-                    seen.prefetch(ahead);
+            for (&h, &in_seen) in own.iter().zip(own_found) {
+                if in_seen {
+                    seen_count += 1;
+                    continue;
                 }
-                if in_doc.contains(&h) || in_store.contains(&h) {
-                    seen_count += 1;
-                } else if seen.contains(h)? {
-                    in_store.insert(h);
-                    seen_count += 1;
+                match in_doc.entry(h) {
+                    Entry::Vacant(slot) => {
+                        slot.insert(index);
+                        outcome.new_hashes.push(h);
+                    }
+                    // A repeat within this paragraph.
+                    Entry::Occupied(holder) if *holder.get() == index => {}
+                    Entry::Occupied(holder) if outcome.kept_mask[*holder.get() as usize] => seen_count += 1,
+                    Entry::Occupied(mut holder) => {
+                        holder.insert(index);
+                        outcome.new_hashes.push(h);
+                    }
                 }
             }
-            start = end;
             let duplicate = !own.is_empty() && seen_count as f64 / own.len() as f64 > self.params.threshold;
             outcome.kept_mask.push(!duplicate);
             if duplicate {
                 outcome.dropped += 1;
-                continue;
+                outcome.new_hashes.truncate(first_here);
             }
-            for &h in own {
-                if !in_store.contains(&h) && in_doc.insert(h) {
-                    outcome.new_hashes.push(h);
-                }
-            }
-            outcome.kept.push(paragraph.clone());
         }
         Ok(outcome)
     }
@@ -353,14 +389,14 @@ mod tests {
         let mut store = HashSet::new();
         // First document: kept, and its hashes become new.
         let first = onion.filter(&[para(&text)], &store).unwrap();
-        assert_eq!(first.kept.len(), 1);
+        assert_eq!(first.kept(), 1);
         assert_eq!(first.dropped, 0);
         assert_eq!(first.new_hashes.len(), 30 - 7 + 1);
         store.extend(first.new_hashes);
         // Second document, same paragraph (different case and punctuation): dropped.
         let again = format!("{}!", text.to_uppercase());
         let second = onion.filter(&[para(&again)], &store).unwrap();
-        assert!(second.kept.is_empty());
+        assert!(second.all_dropped());
         assert_eq!(second.dropped, 1);
         assert!(second.new_hashes.is_empty());
     }
@@ -368,7 +404,7 @@ mod tests {
     #[test]
     fn punctuation_only_paragraphs_are_written_once() {
         let first = Onion::default().filter(&[para("..."), para("... ")], &HashSet::new()).unwrap();
-        assert_eq!(first.kept.len(), 1);
+        assert_eq!(first.kept(), 1);
         assert_eq!(first.dropped, 1);
         let store: HashSet<u64> = first.new_hashes.iter().copied().collect();
         assert_eq!(Onion::default().filter(&[para("...")], &store).unwrap().dropped, 1);
@@ -383,7 +419,7 @@ mod tests {
         // 24 7-grams, 7 of them contain the changed word: 17/24 seen > 0.5.
         let out = Onion::default().filter(&[para(&changed.join(" "))], &store).unwrap();
         assert_eq!(out.dropped, 1);
-        assert!(out.kept.is_empty());
+        assert!(out.all_dropped());
     }
 
     #[test]
@@ -394,7 +430,7 @@ mod tests {
         other.extend((0..18).map(|i| format!("fresh{i}")));
         let store = store_of(&[&words.join(" ")]);
         let out = Onion::default().filter(&[para(&other.join(" "))], &store).unwrap();
-        assert_eq!(out.kept.len(), 1);
+        assert_eq!(out.kept(), 1);
         assert_eq!(out.dropped, 0);
         // New hashes: the 18 unseen 7-grams only.
         assert_eq!(out.new_hashes.len(), 24 - 6);
@@ -406,7 +442,7 @@ mod tests {
         // 8 words -> 2 7-grams; one seen = 0.5, not > 0.5.
         let store = store_of(&["a b c d e f g"]);
         let out = Onion::default().filter(&[para("a b c d e f g h")], &store).unwrap();
-        assert_eq!(out.kept.len(), 1);
+        assert_eq!(out.kept(), 1);
     }
 
     #[test]
@@ -421,10 +457,8 @@ mod tests {
         ];
         let out = Onion::default().filter(&paragraphs, &HashSet::new()).unwrap();
         assert_eq!(out.dropped, 2);
-        assert_eq!(out.kept.len(), 3);
-        assert_eq!(out.kept[0], paragraphs[0]);
-        assert_eq!(out.kept[1], paragraphs[1]);
-        assert_eq!(out.kept[2], paragraphs[2]);
+        assert_eq!(out.kept(), 3);
+        assert_eq!(out.keep(paragraphs.clone()), paragraphs[..3]);
         // new_hashes are distinct.
         let distinct: HashSet<u64> = out.new_hashes.iter().copied().collect();
         assert_eq!(distinct.len(), out.new_hashes.len());
@@ -442,9 +476,94 @@ mod tests {
         let p3 = p2[16..].join(" ");
         let out = Onion::default().filter(&[para(&p2.join(" ")), para(&p3)], &store).unwrap();
         assert_eq!(out.dropped, 1);
-        assert_eq!(out.kept.len(), 1);
-        assert_eq!(out.kept[0].text, p3);
+        assert_eq!(out.kept(), 1);
+        assert_eq!(out.keep(vec![para(&p2.join(" ")), para(&p3)])[0].text, p3);
         assert_eq!(out.new_hashes, shingle_hashes(&p3, 7));
+    }
+
+    /// Onion as the paper states it, one hash at a time with plain sets: the reference for
+    /// [`Onion::filter_with`]'s batch look-ups and paragraph-tagged document set.
+    fn reference_filter(paragraphs: &[Paragraph], store: &HashSet<u64>) -> (Vec<bool>, Vec<u64>) {
+        let onion = Onion::default();
+        let (mut in_doc, mut mask, mut new) = (HashSet::new(), Vec::new(), Vec::new());
+        for p in paragraphs {
+            let own = onion.hashes(&p.text);
+            let seen = own.iter().filter(|h| store.contains(h) || in_doc.contains(*h)).count();
+            let duplicate = !own.is_empty() && seen as f64 / own.len() as f64 > 0.5;
+            mask.push(!duplicate);
+            if !duplicate {
+                for h in own {
+                    if !store.contains(&h) && in_doc.insert(h) {
+                        new.push(h);
+                    }
+                }
+            }
+        }
+        (mask, new)
+    }
+
+    /// Random documents of repeated phrases and random words (so paragraphs share and repeat
+    /// n-grams within themselves, across paragraphs and with the store): the same kept
+    /// paragraphs and the same new hashes, in the same order, as the reference.
+    #[test]
+    fn agrees_with_the_plain_algorithm_on_random_documents() {
+        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = move |below: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % below
+        };
+        let phrases: Vec<String> =
+            (0..8).map(|i| (0..3 + next(8)).map(|j| format!("p{i}w{j}")).collect::<Vec<_>>().join(" ")).collect();
+        let onion = Onion::default();
+        let mut scratch = OnionScratch::default();
+        let mut store = HashSet::new();
+        let (mut kept, mut dropped) = (0, 0);
+        for _ in 0..400 {
+            // A paragraph: one to three phrases of a pool of 8 (of 3 to 10 words), or a few
+            // random words, so whole phrases repeat and their junctions are new n-grams.
+            let paragraphs: Vec<Paragraph> = (0..1 + next(12))
+                .map(|_| {
+                    let text = if next(4) == 0 {
+                        (0..1 + next(9)).map(|_| format!("w{}", next(12))).collect::<Vec<_>>().join(" ")
+                    } else {
+                        (0..1 + next(3)).map(|_| phrases[next(8) as usize].as_str()).collect::<Vec<_>>().join(" ")
+                    };
+                    para(&text)
+                })
+                .collect();
+            let out = onion.filter_with(&mut scratch, &paragraphs, &store).unwrap();
+            let (mask, new) = reference_filter(&paragraphs, &store);
+            assert_eq!((&out.kept_mask, &out.new_hashes), (&mask, &new), "{paragraphs:?}");
+            kept += out.kept();
+            dropped += out.dropped;
+            // Most documents start from an empty store, so that their own repeats decide.
+            if next(8) == 0 {
+                store.extend(out.new_hashes);
+            } else if next(2) == 0 {
+                store.clear();
+            }
+        }
+        assert!(kept > 300 && dropped > 300, "both outcomes are exercised: {kept} kept, {dropped} dropped");
+    }
+
+    /// An n-gram first met in a dropped paragraph belongs to the next kept paragraph that holds
+    /// it: new once, and seen by the paragraphs after that one.
+    #[test]
+    fn a_kept_paragraph_takes_over_the_new_ngrams_of_a_dropped_one() {
+        let paragraphs = [
+            para("a b c d e f g h i j"),
+            para("a b c d e f g h i j k"),
+            para("e f g h i j k l m n o p q r s"),
+            para("e f g h i j k"),
+        ];
+        let out = Onion::default().filter(&paragraphs, &HashSet::new()).unwrap();
+        assert_eq!(out.kept_mask, [true, false, true, false]);
+        let expected: Vec<u64> =
+            [&paragraphs[0], &paragraphs[2]].iter().flat_map(|p| shingle_hashes(&p.text, 7)).collect();
+        assert_eq!(out.new_hashes, expected);
+        assert_eq!(reference_filter(&paragraphs, &HashSet::new()), (out.kept_mask, out.new_hashes));
     }
 
     struct Failing;

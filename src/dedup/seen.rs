@@ -18,7 +18,7 @@
 use super::table::{prefetch, HashTable};
 use super::{DedupError, SeenHashes};
 use serde::{Deserialize, Serialize};
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 /// How the seen n-grams are held, the `[dedup] mode` key.
@@ -65,8 +65,8 @@ impl Hasher for IdentityHasher {
     }
 }
 
-/// A `HashSet<u64>` of hash values, hashed by identity.
-pub type HashValueSet = HashSet<u64, BuildHasherDefault<IdentityHasher>>;
+/// A `HashMap` keyed by hash values, hashed by identity.
+pub type HashValueMap<V> = HashMap<u64, V, BuildHasherDefault<IdentityHasher>>;
 
 /// A Bloom filter over 64-bit hash values.
 #[derive(Debug, Clone)]
@@ -171,35 +171,57 @@ impl SeenSet {
 
     /// Add `h`; true when it was absent (probably absent, for the Bloom filter).
     pub fn insert(&mut self, h: u64) -> bool {
-        match self {
-            SeenSet::Exact { set, limit, params } => {
-                let new = set.insert(h);
-                if limit.is_some_and(|l| set.len() as u64 > l) {
-                    let mut filter = Bloom::new(params.bloom_capacity, params.bloom_fp_rate);
-                    for v in set.iter() {
-                        filter.insert(v);
-                    }
-                    tracing::info!(ngrams = set.len(), "dedup: exact n-gram set full, moved to a Bloom filter");
-                    *self = SeenSet::Bloom { filter, len: set.len() as u64 };
-                }
-                new
-            }
+        let new = match self {
+            SeenSet::Exact { set, .. } => set.insert(h),
             SeenSet::Bloom { filter, len } => {
                 let new = filter.insert(h);
                 *len += u64::from(new);
                 new
             }
-        }
+        };
+        self.switch_when_full();
+        new
     }
 
     /// Add every hash of `hashes`, prefetching [`super::PREFETCH_AHEAD`] ahead (a crawl adds
-    /// a document's new n-grams at once).
+    /// a document's new n-grams at once). `auto` moves to the Bloom filter after the batch
+    /// that fills the exact set.
     pub fn insert_all(&mut self, hashes: &[u64]) {
-        for (i, &h) in hashes.iter().enumerate() {
-            if let Some(&ahead) = hashes.get(i + super::PREFETCH_AHEAD) {
-                self.prefetch(ahead);
+        match self {
+            SeenSet::Exact { set, .. } => insert_each(
+                hashes,
+                set,
+                |set, h| set.prefetch(h),
+                |set, h| {
+                    set.insert(h);
+                },
+            ),
+            SeenSet::Bloom { filter, len } => {
+                insert_each(
+                    hashes,
+                    filter,
+                    |filter, h| filter.prefetch(h),
+                    |filter, h| {
+                        *len += u64::from(filter.insert(h));
+                    },
+                );
             }
-            self.insert(h);
+        }
+        self.switch_when_full();
+    }
+
+    /// `auto`: past `exact_max_ngrams`, move every hash into a Bloom filter and free the
+    /// exact set.
+    fn switch_when_full(&mut self) {
+        if let SeenSet::Exact { set, limit: Some(limit), params } = self {
+            if set.len() as u64 > *limit {
+                let mut filter = Bloom::new(params.bloom_capacity, params.bloom_fp_rate);
+                for v in set.iter() {
+                    filter.insert(v);
+                }
+                tracing::info!(ngrams = set.len(), "dedup: exact n-gram set full, moved to a Bloom filter");
+                *self = SeenSet::Bloom { filter, len: set.len() as u64 };
+            }
         }
     }
 
@@ -248,6 +270,41 @@ impl SeenHashes for SeenSet {
 
     fn prefetch(&self, h: u64) {
         SeenSet::prefetch(self, h);
+    }
+
+    fn contains_each(&self, hashes: &[u64], found: &mut [bool]) -> Result<(), DedupError> {
+        match self {
+            SeenSet::Exact { set, .. } => look_up_each(hashes, found, |h| set.prefetch(h), |h| set.contains(h)),
+            SeenSet::Bloom { filter, .. } => {
+                look_up_each(hashes, found, |h| filter.prefetch(h), |h| filter.contains(h))
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `insert(set, h)` for each of `hashes`, prefetching [`super::PREFETCH_AHEAD`] ahead: the
+/// loop of [`SeenSet::insert_all`] for one concrete set.
+fn insert_each<S>(hashes: &[u64], set: &mut S, prefetch: impl Fn(&S, u64), mut insert: impl FnMut(&mut S, u64)) {
+    for (i, &h) in hashes.iter().enumerate() {
+        if let Some(&ahead) = hashes.get(i + super::PREFETCH_AHEAD) {
+            prefetch(set, ahead);
+        }
+        insert(set, h);
+    }
+}
+
+/// `found[i] = contains(hashes[i])`, prefetching [`super::PREFETCH_AHEAD`] ahead: the loop of
+/// [`SeenHashes::contains_each`] for one concrete set.
+fn look_up_each(hashes: &[u64], found: &mut [bool], prefetch: impl Fn(u64), contains: impl Fn(u64) -> bool) {
+    for &h in hashes.iter().take(super::PREFETCH_AHEAD) {
+        prefetch(h);
+    }
+    for (i, (&h, slot)) in hashes.iter().zip(found.iter_mut()).enumerate() {
+        if let Some(&ahead) = hashes.get(i + super::PREFETCH_AHEAD) {
+            prefetch(ahead);
+        }
+        *slot = contains(h);
     }
 }
 

@@ -91,27 +91,33 @@ pub fn shingle_hashes(text: &str, n: usize) -> Vec<u64> {
 
 /// [`shingle_hashes`] without allocation per word: the normalised words are written once into
 /// one buffer, separated by single spaces, and every n-gram is hashed as a slice of it. Keep
-/// one per thread and reuse it; the hashes are exactly those of [`shingle_hashes`]. An ASCII
-/// text takes a byte-level path (the same rules: for ASCII, Unicode whitespace is
-/// `\t \n \x0B \x0C \r` and space, word characters are `[0-9A-Za-z]`).
+/// one per thread and reuse it; the hashes are exactly those of [`shingle_hashes`].
+///
+/// The text is classified 64 bytes at a time into bit masks (ASCII whitespace, ASCII word
+/// characters `[0-9A-Za-z]`, non-ASCII bytes; SSE2 on x86-64), and tokens are walked by bit
+/// scans: an ASCII token's word is the span from its first to its last word byte, copied as it
+/// is, and only a token with non-ASCII bytes takes the general rules (Unicode whitespace inside
+/// it, [`is_word_char`], Chinese and Japanese characters, `char::to_lowercase`). ASCII letters
+/// are lower-cased once over the whole buffer.
 #[derive(Debug, Default)]
 pub struct Shingler {
     /// The normalised words joined by single spaces (UTF-8).
     buf: Vec<u8>,
     /// Byte offset of each word's start in `buf`.
     starts: Vec<usize>,
+    /// Bit `i % 64` of word `i / 64`: byte `i` of the text is ASCII whitespace
+    /// (`char::is_whitespace` on ASCII: U+0009..=U+000D, U+0020). Bytes past the end are set.
+    space: Vec<u64>,
+    /// The same for ASCII word characters (`[0-9A-Za-z]`, [`is_word_char`] on ASCII).
+    word: Vec<u64>,
+    /// The same for bytes of 0x80 and above (parts of non-ASCII characters).
+    high: Vec<u64>,
 }
 
 impl Shingler {
     /// Append the n-gram hashes of `text` to `out` (rules of [`shingle_hashes`]).
     pub fn hashes_into(&mut self, text: &str, n: usize, out: &mut Vec<u64>) {
-        self.buf.clear();
-        self.starts.clear();
-        if text.is_ascii() {
-            self.words_ascii(text.as_bytes());
-        } else {
-            self.words_unicode(text);
-        }
+        self.words(text);
         let m = self.starts.len();
         if m == 0 || n == 0 {
             return;
@@ -127,20 +133,53 @@ impl Shingler {
         }
     }
 
-    fn push_word_start(&mut self) {
-        if !self.buf.is_empty() {
-            self.buf.push(b' ');
+    /// Fill `buf` and `starts` with the normalised words of `text`.
+    fn words(&mut self, text: &str) {
+        self.buf.clear();
+        self.starts.clear();
+        let normalized = if text.is_ascii() { std::borrow::Cow::Borrowed(text) } else { nfc(text) };
+        let text: &str = &normalized;
+        let bytes = text.as_bytes();
+        self.classify(bytes);
+        let end = bytes.len();
+        // The next non-ASCII byte at or after `p` (a cursor: an ASCII text is scanned once).
+        let mut high = next_one(&self.high, 0, false, end);
+        let mut p = 0;
+        loop {
+            p = next_one(&self.space, p, true, end);
+            if p >= end {
+                break;
+            }
+            // A token: from `p` to the next ASCII whitespace.
+            let e = next_one(&self.space, p, false, end);
+            if high < p {
+                high = next_one(&self.high, p, false, end);
+            }
+            if high < e {
+                // Cut at ASCII bytes, so `p..e` are character boundaries.
+                self.token_unicode(&text[p..e]);
+            } else {
+                let first = next_one(&self.word, p, false, e);
+                if first < e {
+                    let last = last_one_before(&self.word, e);
+                    self.push_word_start();
+                    self.push_ascii(bytes, first, last + 1);
+                }
+            }
+            p = e;
         }
-        self.starts.push(self.buf.len());
+        // Only ASCII letters change; UTF-8 sequences of other characters have no ASCII bytes.
+        self.buf.make_ascii_lowercase();
     }
 
-    fn words_unicode(&mut self, text: &str) {
+    /// The words of one token that holds non-ASCII characters (module doc, rules 1–5).
+    fn token_unicode(&mut self, token: &str) {
         let mut utf8 = [0u8; 4];
-        for token in nfc(text).split_whitespace() {
-            for_each_word(token, |core| {
+        for piece in token.split_whitespace() {
+            for_each_word(piece, |core| {
                 self.push_word_start();
                 if core.is_ascii() {
-                    self.buf.extend(core.bytes().map(|b| b.to_ascii_lowercase()));
+                    self.buf.extend_from_slice(core.as_bytes());
                 } else {
                     for c in core.chars().flat_map(char::to_lowercase) {
                         self.buf.extend_from_slice(c.encode_utf8(&mut utf8).as_bytes());
@@ -150,52 +189,129 @@ impl Shingler {
         }
     }
 
-    fn words_ascii(&mut self, text: &[u8]) {
-        let class = |b: u8| ASCII_CLASS[usize::from(b)];
-        let mut i = 0;
-        while i < text.len() {
-            // A token runs to the next whitespace; its word is from its first to its last
-            // word character.
-            let mut word: Option<(usize, usize)> = None;
-            while i < text.len() {
-                match class(text[i]) {
-                    SPACE => break,
-                    WORD => word = Some((word.map_or(i, |(first, _)| first), i)),
-                    _ => {}
-                }
-                i += 1;
+    /// Append `bytes[from..to]`. A word of up to 16 bytes with 16 bytes of text after its start
+    /// is copied as one fixed 16-byte move and cut back (no `memcpy` call per word).
+    fn push_ascii(&mut self, bytes: &[u8], from: usize, to: usize) {
+        const WIDE: usize = 16;
+        match bytes.get(from..from + WIDE) {
+            Some(wide) if to - from <= WIDE => {
+                let at = self.buf.len();
+                let wide: &[u8; WIDE] = wide.try_into().expect("16 bytes");
+                self.buf.extend_from_slice(wide);
+                self.buf.truncate(at + (to - from));
             }
-            i += 1;
-            if let Some((first, last)) = word {
-                self.push_word_start();
-                self.buf.extend(text[first..=last].iter().map(u8::to_ascii_lowercase));
-            }
+            _ => self.buf.extend_from_slice(&bytes[from..to]),
         }
+    }
+
+    fn push_word_start(&mut self) {
+        if !self.buf.is_empty() {
+            self.buf.push(b' ');
+        }
+        self.starts.push(self.buf.len());
+    }
+
+    /// Fill the three bit masks for `bytes`, 64 bytes per mask word; the last word is padded
+    /// with whitespace.
+    fn classify(&mut self, bytes: &[u8]) {
+        for mask in [&mut self.space, &mut self.word, &mut self.high] {
+            mask.clear();
+        }
+        let mut chunks = bytes.chunks_exact(64);
+        for chunk in &mut chunks {
+            let chunk: &[u8; 64] = chunk.try_into().expect("chunks_exact(64)");
+            self.push_masks(chunk);
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut padded = [b' '; 64];
+            padded[..rest.len()].copy_from_slice(rest);
+            self.push_masks(&padded);
+        }
+    }
+
+    fn push_masks(&mut self, chunk: &[u8; 64]) {
+        let (space, word, high) = masks64(chunk);
+        self.space.push(space);
+        self.word.push(word);
+        self.high.push(high);
     }
 }
 
-/// [`ASCII_CLASS`] of a whitespace byte (`char::is_whitespace` on ASCII: U+0009..=U+000D, U+0020).
-const SPACE: u8 = 1;
-/// [`ASCII_CLASS`] of a word byte (`[0-9A-Za-z]`, [`is_word_char`] on ASCII).
-const WORD: u8 = 2;
-
-/// The class of each ASCII byte for [`Shingler`]'s byte-level path: [`SPACE`], [`WORD`] or 0.
-static ASCII_CLASS: [u8; 256] = {
-    let mut t = [0u8; 256];
-    let mut b = 0;
-    while b < 128 {
-        let c = b as u8;
-        t[b] = if c == b' ' || (c >= 0x09 && c <= 0x0D) {
-            SPACE
-        } else if c.is_ascii_alphanumeric() {
-            WORD
-        } else {
-            0
+/// The whitespace, word and non-ASCII bit masks of 64 bytes (bit `i` for byte `i`).
+#[cfg(target_arch = "x86_64")]
+fn masks64(chunk: &[u8; 64]) -> (u64, u64, u64) {
+    use std::arch::x86_64::*;
+    let (mut space, mut word, mut high) = (0u64, 0u64, 0u64);
+    for k in 0..4 {
+        // SAFETY: SSE2 is part of the x86-64 baseline; the load reads 16 bytes inside `chunk`
+        // (k * 16 + 16 <= 64), unaligned load allowed.
+        let (s, w, h) = unsafe {
+            let v = _mm_loadu_si128(chunk.as_ptr().add(k * 16).cast::<__m128i>());
+            let between = |v: __m128i, lo: u8, hi: u8| {
+                // Signed compares: bytes of 0x80 and above are negative, so never between.
+                _mm_and_si128(
+                    _mm_cmpgt_epi8(v, _mm_set1_epi8(lo as i8 - 1)),
+                    _mm_cmplt_epi8(v, _mm_set1_epi8(hi as i8 + 1)),
+                )
+            };
+            let s = _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(b' ' as i8)), between(v, 0x09, 0x0D));
+            let folded = _mm_or_si128(v, _mm_set1_epi8(0x20));
+            let w = _mm_or_si128(between(v, b'0', b'9'), between(folded, b'a', b'z'));
+            (_mm_movemask_epi8(s), _mm_movemask_epi8(w), _mm_movemask_epi8(v))
         };
-        b += 1;
+        let at = 16 * k as u32;
+        space |= u64::from(s as u16) << at;
+        word |= u64::from(w as u16) << at;
+        high |= u64::from(h as u16) << at;
     }
-    t
-};
+    (space, word, high)
+}
+
+/// The whitespace, word and non-ASCII bit masks of 64 bytes (bit `i` for byte `i`).
+#[cfg(not(target_arch = "x86_64"))]
+fn masks64(chunk: &[u8; 64]) -> (u64, u64, u64) {
+    let (mut space, mut word, mut high) = (0u64, 0u64, 0u64);
+    for (i, &b) in chunk.iter().enumerate() {
+        space |= u64::from(b == b' ' || (0x09..=0x0D).contains(&b)) << i;
+        word |= u64::from(b.is_ascii_alphanumeric()) << i;
+        high |= u64::from(b >= 0x80) << i;
+    }
+    (space, word, high)
+}
+
+/// The first position in `from..limit` whose bit is set (or clear, with `invert`); `limit`
+/// when there is none. `limit` is at most the masks' length in bits.
+fn next_one(mask: &[u64], from: usize, invert: bool, limit: usize) -> usize {
+    if from >= limit {
+        return limit;
+    }
+    let flip = if invert { !0 } else { 0 };
+    let mut i = from / 64;
+    let mut w = (mask[i] ^ flip) & (!0u64 << (from % 64));
+    loop {
+        if w != 0 {
+            return (i * 64 + w.trailing_zeros() as usize).min(limit);
+        }
+        i += 1;
+        if i * 64 >= limit {
+            return limit;
+        }
+        w = mask[i] ^ flip;
+    }
+}
+
+/// The last position before `before` whose bit is set; the caller knows there is one.
+fn last_one_before(mask: &[u64], before: usize) -> usize {
+    let at = before - 1;
+    let mut i = at / 64;
+    let mut w = mask[i] & (!0u64 >> (63 - at % 64));
+    while w == 0 {
+        i -= 1;
+        w = mask[i];
+    }
+    i * 64 + 63 - w.leading_zeros() as usize
+}
 
 #[cfg(test)]
 mod tests {
@@ -253,29 +369,94 @@ mod tests {
         }
     }
 
-    /// The ASCII path gives the hashes of the general rules, every ASCII whitespace and
+    /// The hashes of [`normalized_words`] joined, the rules' plain reference.
+    fn reference(text: &str, n: usize) -> Vec<u64> {
+        let words = normalized_words(text);
+        if words.is_empty() {
+            Vec::new()
+        } else if words.len() < n {
+            vec![xxh3_64(words.join(" ").as_bytes())]
+        } else {
+            words.windows(n).map(|g| xxh3_64(g.join(" ").as_bytes())).collect()
+        }
+    }
+
+    /// The bit-mask walk gives the words of the general rules, every ASCII whitespace and
     /// punctuation at word edges and inside words included.
     #[test]
-    fn ascii_path_matches_the_unicode_rules() {
-        let text = "\tThe  \"quick\"\x0Bbrown\x0Cfox\r\n--jumps-- (over) the lazy dog's 3.5 e-mail ... !? end.";
-        let words: Vec<String> = normalized_words(text);
-        assert_eq!(words[..4], ["the", "quick", "brown", "fox"]);
+    fn ascii_tokens_follow_the_general_rules() {
+        let text = "\tThe  \"quick\"\x0Bbrown\x0Cfox\r\n--jumps-- (over) the lazy dog's 3.5 e-mail ... !? end.\x1Cx";
+        assert_eq!(normalized_words(text)[..4], ["the", "quick", "brown", "fox"]);
+        let mut s = Shingler::default();
+        s.words(text);
+        let joined = normalized_words(text).join(" ");
+        assert_eq!(String::from_utf8(s.buf.clone()).unwrap(), joined);
         for n in 1..=9 {
-            let expected: Vec<u64> = if words.len() < n {
-                vec![xxh3_64(words.join(" ").as_bytes())]
-            } else {
-                words.windows(n).map(|g| xxh3_64(g.join(" ").as_bytes())).collect()
-            };
-            let mut out = Vec::new();
-            let mut s = Shingler::default();
-            s.words_ascii(text.as_bytes());
-            let ascii = (s.buf.clone(), s.starts.clone());
-            s.buf.clear();
-            s.starts.clear();
-            s.words_unicode(text);
-            assert_eq!(ascii, (s.buf.clone(), s.starts.clone()), "both paths build the same words");
-            s.hashes_into(text, n, &mut out);
-            assert_eq!(out, expected, "n = {n}");
+            assert_eq!(shingle_hashes(text, n), reference(text, n), "n = {n}");
+        }
+    }
+
+    /// Texts of random pieces (ASCII words and punctuation, every ASCII whitespace, Unicode
+    /// spaces, accented and decomposed letters, Chinese and Japanese, symbols, upper case)
+    /// and random lengths across the 64-byte mask words: the shingler agrees with the plain
+    /// rules on every one.
+    #[test]
+    fn random_texts_agree_with_the_plain_rules() {
+        const PIECES: &[&str] = &[
+            "word",
+            "Ünïcode",
+            "ÉTÉ",
+            " ",
+            "  ",
+            "\t",
+            "\n",
+            "\r\n",
+            "\x0B",
+            "\x0C",
+            "\u{A0}",
+            "\u{3000}",
+            "\u{2009}",
+            "e\u{301}",
+            "東京",
+            "は",
+            "。",
+            "「",
+            "」",
+            "--",
+            "'",
+            "\"",
+            ",",
+            ".",
+            "3.5",
+            "İ",
+            "ß",
+            "•",
+            "–",
+            "(x)",
+            "don't",
+            "MiXeD",
+            "\u{1F600}",
+            "a",
+            "Z9",
+            "\u{85}",
+            "\x1F",
+        ];
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move |below: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % below as u64) as usize
+        };
+        let mut shingler = Shingler::default();
+        for _ in 0..3000 {
+            let pieces = next(90);
+            let text: String = (0..pieces).map(|_| PIECES[next(PIECES.len())]).collect();
+            for n in [1, 3, 7] {
+                let mut out = Vec::new();
+                shingler.hashes_into(&text, n, &mut out);
+                assert_eq!(out, reference(&text, n), "n = {n}, text {text:?}");
+            }
         }
     }
 

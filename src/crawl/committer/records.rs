@@ -24,7 +24,7 @@ impl Committer {
         extraction: Result<PageExtraction, ExtractError>,
         class: Option<PageClass>,
     ) -> Result<(), CrawlError> {
-        let ex = match extraction {
+        let mut ex = match extraction {
             Ok(ex) => ex,
             Err(ExtractError::PatternNotFound { .. }) => {
                 self.discard(host, Discard::NoGoldminerPattern);
@@ -81,7 +81,7 @@ impl Committer {
         }
         let outcome = self.sink.dedup(&ex.paragraphs)?;
         self.counters.duplicate_paragraphs += outcome.dropped as u64;
-        if outcome.kept.is_empty() {
+        if outcome.all_dropped() {
             self.discard(host, Discard::AllDuplicate);
             return Ok(());
         }
@@ -97,7 +97,8 @@ impl Committer {
             warc_file: warc.map(|w| w.file.clone()),
             warc_offset: warc.map(|w| w.offset),
         };
-        let record = record_of(source, ex, class, outcome.kept);
+        let kept = outcome.keep(std::mem::take(&mut ex.paragraphs));
+        let record = record_of(source, ex, class, kept);
         if !self.crawl.keeps_language(record.lang.as_deref()) {
             self.discard(host, Discard::WrongLanguage);
             return Ok(());

@@ -186,7 +186,7 @@ impl<'a> Writer<'a> {
     fn write(&mut self, extracted: Extracted, summary: &mut ReplaySummary) {
         summary.pages += 1;
         let mut skip = |reason: &str| *summary.skipped.entry(reason.to_string()).or_default() += 1;
-        let ExtractedPage { page, file, host, ex, class } = match extracted {
+        let ExtractedPage { page, file, host, mut ex, class } = match extracted {
             Extracted::Page(page) => *page,
             Extracted::Skip(reason) => return skip(reason),
         };
@@ -198,12 +198,13 @@ impl<'a> Writer<'a> {
             }
         };
         summary.duplicate_paragraphs += outcome.dropped as u64;
-        if outcome.kept.is_empty() {
+        if outcome.all_dropped() {
             return skip("all_duplicate");
         }
         let new_hashes = std::mem::take(&mut outcome.new_hashes);
         let name = self.paths[file].file_name().map(|n| n.to_string_lossy().into_owned());
-        let record = record_of(RecordSource::warc_page(&page, &host, name), ex, class, outcome.kept);
+        let kept = outcome.keep(std::mem::take(&mut ex.paragraphs));
+        let record = record_of(RecordSource::warc_page(&page, &host, name), ex, class, kept);
         if !self.cfg.crawl.keeps_language(record.lang.as_deref()) {
             return skip("wrong_language");
         }
