@@ -112,6 +112,11 @@ pub struct Shingler {
     word: Vec<u64>,
     /// The same for bytes of 0x80 and above (parts of non-ASCII characters).
     high: Vec<u64>,
+    /// The same for the first byte of each token (a byte that is not whitespace, after one
+    /// that is or at the start).
+    token_starts: Vec<u64>,
+    /// The same for the whitespace byte that ends each token.
+    token_ends: Vec<u64>,
 }
 
 impl Shingler {
@@ -142,32 +147,32 @@ impl Shingler {
         let bytes = text.as_bytes();
         self.classify(bytes);
         let end = bytes.len();
-        // The next non-ASCII byte at or after `p` (a cursor: an ASCII text is scanned once).
-        let mut high = next_one(&self.high, 0, false, end);
-        let mut p = 0;
-        loop {
-            p = next_one(&self.space, p, true, end);
-            if p >= end {
-                break;
-            }
-            // A token: from `p` to the next ASCII whitespace.
-            let e = next_one(&self.space, p, false, end);
+        // The masks are read while the words are written: out of `self` meanwhile.
+        let (word, high_mask) = (std::mem::take(&mut self.word), std::mem::take(&mut self.high));
+        let (starts, ends) = (std::mem::take(&mut self.token_starts), std::mem::take(&mut self.token_ends));
+        // The next non-ASCII byte at or after a token (a cursor: an ASCII text is scanned once).
+        let mut high = next_one(&high_mask, 0, false, end);
+        let mut token_ends = Ones::new(&ends);
+        for p in Ones::new(&starts) {
+            // A token: from `p` to the next ASCII whitespace (the end of the text past the
+            // last mask word).
+            let e = token_ends.next().unwrap_or(end);
             if high < p {
-                high = next_one(&self.high, p, false, end);
+                high = next_one(&high_mask, p, false, end);
             }
             if high < e {
                 // Cut at ASCII bytes, so `p..e` are character boundaries.
                 self.token_unicode(&text[p..e]);
             } else {
-                let first = next_one(&self.word, p, false, e);
+                let first = if bit(&word, p) { p } else { next_one(&word, p, false, e) };
                 if first < e {
-                    let last = last_one_before(&self.word, e);
+                    let last = if bit(&word, e - 1) { e - 1 } else { last_one_before(&word, e) };
                     self.push_word_start();
                     self.push_ascii(bytes, first, last + 1);
                 }
             }
-            p = e;
         }
+        (self.word, self.high, self.token_starts, self.token_ends) = (word, high_mask, starts, ends);
         // Only ASCII letters change; UTF-8 sequences of other characters have no ASCII bytes.
         self.buf.make_ascii_lowercase();
     }
@@ -211,10 +216,10 @@ impl Shingler {
         self.starts.push(self.buf.len());
     }
 
-    /// Fill the three bit masks for `bytes`, 64 bytes per mask word; the last word is padded
-    /// with whitespace.
+    /// Fill the bit masks for `bytes`, 64 bytes per mask word; the last word is padded with
+    /// whitespace.
     fn classify(&mut self, bytes: &[u8]) {
-        for mask in [&mut self.space, &mut self.word, &mut self.high] {
+        for mask in [&mut self.space, &mut self.word, &mut self.high, &mut self.token_starts, &mut self.token_ends] {
             mask.clear();
         }
         let mut chunks = bytes.chunks_exact(64);
@@ -232,9 +237,49 @@ impl Shingler {
 
     fn push_masks(&mut self, chunk: &[u8; 64]) {
         let (space, word, high) = masks64(chunk);
+        // Whether the byte before this chunk's first one is part of a token.
+        let before = self.space.last().map_or(0, |&last| u64::from(last >> 63 == 0));
+        let in_token = !space;
+        let after_token = (in_token << 1) | before;
+        self.token_starts.push(in_token & !after_token);
+        self.token_ends.push(space & after_token);
         self.space.push(space);
         self.word.push(word);
         self.high.push(high);
+    }
+}
+
+/// Whether bit `at` of `mask` is set.
+fn bit(mask: &[u64], at: usize) -> bool {
+    mask[at / 64] >> (at % 64) & 1 == 1
+}
+
+/// The positions of the set bits of a mask, in order.
+struct Ones<'m> {
+    mask: &'m [u64],
+    /// Index of the word in `current`.
+    at: usize,
+    /// The bits of word `at` not yet given.
+    current: u64,
+}
+
+impl<'m> Ones<'m> {
+    fn new(mask: &'m [u64]) -> Ones<'m> {
+        Ones { mask, at: 0, current: mask.first().copied().unwrap_or(0) }
+    }
+}
+
+impl Iterator for Ones<'_> {
+    type Item = usize;
+
+    fn next(&mut self) -> Option<usize> {
+        while self.current == 0 {
+            self.at += 1;
+            self.current = *self.mask.get(self.at)?;
+        }
+        let bit = self.current.trailing_zeros() as usize;
+        self.current &= self.current - 1;
+        Some(self.at * 64 + bit)
     }
 }
 
@@ -393,6 +438,13 @@ mod tests {
         assert_eq!(String::from_utf8(s.buf.clone()).unwrap(), joined);
         for n in 1..=9 {
             assert_eq!(shingle_hashes(text, n), reference(text, n), "n = {n}");
+        }
+        // Texts that end at, just before and just after a 64-byte mask word, in a word.
+        let long =
+            "Alpha, beta's gamma-delta (epsilon) zeta eta theta iota kappa lambda mu nu xi omicron pi ".repeat(2);
+        for len in [1, 2, 63, 64, 65, 70, 127, 128] {
+            let text = &long[..len];
+            assert_eq!(shingle_hashes(text, 3), reference(text, 3), "{text:?}");
         }
     }
 
