@@ -148,6 +148,7 @@ rows = [
     (f"wall time (median of {runs})", f"{res['wall_s']:.2f} s"),
     ("MB/s of text (text bytes in / wall)", f"{res['text_mb_per_s']} (runs: {res['text_mb_per_s_runs']})"),
     ("MB/s of text, Onion alone (one core)", f"{res['onion_mb_per_s']} (runs: {res['onion_mb_per_s_runs']})"),
+    ("target: Onion alone >= 200 MB/s", "met" if (res['onion_mb_per_s'] or 0) >= 200 else "NOT met"),
     ("MB/s of JSONL", f"{res['jsonl_mb_per_s']}"),
     ("peak RSS", f"{res['peak_rss_mb']} MB"),
     ("CPU (user+sys) / CPU per wall", f"{res['cpu_s']} s / {res['cpu_over_wall']}"),
