@@ -64,6 +64,59 @@ pub enum TrainCommand {
     /// The default extractor's combiner: boosted trees over every cheap extractor's block
     /// label, the markup's hints and the block's text statistics.
     Combiner(TrainCombinerArgs),
+    /// The default extractor's host-evidence model: boosted trees over a host model's signals
+    /// (learned stretch, static noise, ...) and the combiner's probability, on the hosts with
+    /// several pages.
+    HostEvidence(TrainHostEvidenceArgs),
+}
+
+/// `webcorpus train host-evidence`: the host-evidence model on the hosts of the sets with at
+/// least `--min-sample` pages, each page extracted with its host's model learned without it
+/// and the combiner fold model that never saw its site; with `--cv`, also one model per site
+/// fold, each scored on the fold it never saw. Defaults are the shipped model's
+/// (`models/README.md`).
+#[derive(Debug, clap::Args)]
+pub struct TrainHostEvidenceArgs {
+    /// Sets to train on (names under the data directory, or directories), comma-separated.
+    #[arg(long, value_delimiter = ',', required = true)]
+    pub data: Vec<PathBuf>,
+    /// Where to write the model (JSON).
+    #[arg(long)]
+    pub out: PathBuf,
+    /// The combiner's fold models (`train combiner --cv DIR`); the host-evidence fold models
+    /// are written beside them with `--cv`.
+    #[arg(long, value_name = "DIR", default_value = "models/combiner-cv")]
+    pub combiner_cv: PathBuf,
+    /// Also write one model per site fold into DIR/host-evidence-fold-K.json.
+    #[arg(long)]
+    pub cv: bool,
+    /// Learn a model for every host with at least N pages.
+    #[arg(long, default_value_t = 5)]
+    pub min_sample: usize,
+    /// Number of trees (of each bag).
+    #[arg(long, default_value_t = 100)]
+    pub trees: usize,
+    /// Maximum tree depth.
+    #[arg(long, default_value_t = 3)]
+    pub depth: usize,
+    /// Shrinkage per tree.
+    #[arg(long, default_value_t = 0.1)]
+    pub lr: f32,
+    /// Minimum rows in a leaf.
+    #[arg(long, default_value_t = 50)]
+    pub min_rows: usize,
+    /// Probability of main content at which a block is kept.
+    #[arg(long, default_value_t = 0.5)]
+    pub threshold: f32,
+    /// Ensembles fitted with seeds 1, 2, … and averaged.
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..=16))]
+    pub bags: u64,
+    /// Worker threads (default: all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Configuration file (for [eval] data_dir, [learn]).
+    #[arg(long, default_value = "config.toml")]
+    pub config: PathBuf,
 }
 
 /// `webcorpus train combiner`: the default extractor's block combiner on the sets' gold block

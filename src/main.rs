@@ -8,7 +8,7 @@ use std::path::Path;
 use std::sync::Arc;
 use webcorpus::cli::{
     Cli, Command, CrawlArgs, DedupArgs, EvalArgs, ExtractArgs, ScoreArgs, ShowArgs, StatsArgs, TrainBoilernetArgs,
-    TrainClassifierArgs, TrainCombinerArgs, TrainCommand,
+    TrainClassifierArgs, TrainCombinerArgs, TrainCommand, TrainHostEvidenceArgs,
 };
 use webcorpus::config::Config;
 use webcorpus::crawl::record::RecordSource;
@@ -79,6 +79,7 @@ fn run(cli: Cli) -> Result<u8> {
         Command::Train(TrainCommand::Boilernet(args)) => train_boilernet(args),
         Command::Train(TrainCommand::Classifier(args)) => train_classifier(args),
         Command::Train(TrainCommand::Combiner(args)) => train_combiner(args),
+        Command::Train(TrainCommand::HostEvidence(args)) => train_host_evidence(args),
     }?;
     Ok(0)
 }
@@ -651,8 +652,24 @@ fn eval(args: EvalArgs) -> Result<()> {
         )),
         None => None,
     };
+    // The host-evidence fold models beside the combiner's (`train host-evidence --cv`), when
+    // they are there: each host's pages are then judged by a model that never saw the host.
+    let host_evidence_folds = match &args.combiner_cv {
+        Some(dir) if dir.join("host-evidence-fold-0.json").exists() => Some(std::sync::Arc::new(
+            (0..dataset::SITE_FOLDS)
+                .map(|k| {
+                    webcorpus::extract::host_evidence::HostEvidenceModel::load(
+                        &dir.join(format!("host-evidence-fold-{k}.json")),
+                    )
+                })
+                .collect::<Result<Vec<_>, _>>()
+                .with_context(|| format!("reading the host-evidence fold models of {}", dir.display()))?,
+        )),
+        _ => None,
+    };
     let opts = run::EvalOptions {
         combiner_folds,
+        host_evidence_folds,
         outputs: args.outputs.clone(),
         extractors,
         leave_one_out: args.leave_one_out,
@@ -858,6 +875,64 @@ fn train_combiner(args: TrainCombinerArgs) -> Result<()> {
                 println!(
                     "  {:<18} {:>6} blocks  combiner {:.3} / {:.3} / {:.3}   rules {:.3} / {:.3} / {:.3}",
                     s.set, s.blocks, s.combiner.0, s.combiner.1, s.combiner.2, s.rules.0, s.rules.1, s.rules.2
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+fn train_host_evidence(args: TrainHostEvidenceArgs) -> Result<()> {
+    use webcorpus::extract::combiner::gbdt::GbdtParams;
+    use webcorpus::train::host_evidence::{load_host_rows, train};
+    let config = load_config(&args.config)?;
+    let sets = load_sets(&config, &args.data)?;
+    let threads = worker_threads(args.threads);
+    let folds = (0..webcorpus::eval::dataset::SITE_FOLDS)
+        .map(|k| CombinerModel::load(&args.combiner_cv.join(format!("fold-{k}.json"))).map(std::sync::Arc::new))
+        .collect::<Result<Vec<_>, _>>()
+        .with_context(|| format!("reading the combiner's fold models of {}", args.combiner_cv.display()))?;
+    let learn = webcorpus::domain::LearnParams { min_sample: args.min_sample.max(1), ..config.learn.clone() };
+    let started = std::time::Instant::now();
+    let rows = load_host_rows(&sets, &folds, &config.extract_settings(), &learn, threads);
+    println!(
+        "{} hosts, {} labelled blocks in {:.1}s:",
+        rows.hosts.len(),
+        rows.data.targets.len(),
+        started.elapsed().as_secs_f64()
+    );
+    for (name, (pages, with_rows)) in rows.data.sets.iter().zip(&rows.data.pages) {
+        println!("  {name:<18} {with_rows:>4}/{pages:<4} host pages where the host model applies");
+    }
+    let params = GbdtParams {
+        trees: args.trees,
+        max_depth: args.depth,
+        learning_rate: args.lr,
+        min_child_rows: args.min_rows,
+        bags: args.bags as usize,
+        column_sample: 1.0,
+        ..GbdtParams::default()
+    };
+    let (model, _) = train(&rows, &params, args.threshold, None, threads);
+    std::fs::write(&args.out, serde_json::to_string(&model)?)
+        .with_context(|| format!("writing {}", args.out.display()))?;
+    println!("wrote {}", args.out.display());
+    if args.cv {
+        for fold in 0..webcorpus::eval::dataset::SITE_FOLDS {
+            let (fold_model, scores) = train(&rows, &params, args.threshold, Some(fold), threads);
+            let path = args.combiner_cv.join(format!("host-evidence-fold-{fold}.json"));
+            std::fs::write(&path, serde_json::to_string(&fold_model)?)
+                .with_context(|| format!("writing {}", path.display()))?;
+            println!("fold {fold}: wrote {}; its held-out hosts, word-weighted block P / R / F1:", path.display());
+            for s in scores.iter().filter(|s| s.blocks > 0) {
+                let f = |t: (f64, f64, f64)| format!("{:.3} / {:.3} / {:.3}", t.0, t.1, t.2);
+                println!(
+                    "  {:<18} {:>6} blocks  learned {}   rules {}   unlearned {}",
+                    s.set,
+                    s.blocks,
+                    f(s.learned),
+                    f(s.rules),
+                    f(s.unlearned)
                 );
             }
         }

@@ -84,12 +84,22 @@ pub struct Config {
 }
 
 /// `[extract]` section: what a record holds besides the main content.
-#[derive(Debug, Clone, Default, PartialEq, Deserialize, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, serde::Serialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct ExtractConfig {
     /// Write the text of a page's comment section to the record's `comments` field (the
     /// default extractor; comments are never part of `text`). Default false.
     pub comments: bool,
+    /// The default extractor weighs a host model's evidence with the learned host-evidence
+    /// model (`crate::extract::host_evidence`); false: by the rules of step 5 of
+    /// `crate::extract::pipeline::default_labels` alone. Default true.
+    pub host_evidence: bool,
+}
+
+impl Default for ExtractConfig {
+    fn default() -> Self {
+        ExtractConfig { comments: false, host_evidence: true }
+    }
 }
 
 /// `[classify]` section: the page classifier run on every extracted page.
@@ -293,6 +303,8 @@ impl Config {
             boilernet: self.boilernet.clone(),
             combiner: None,
             comments: self.extract.comments,
+            host_evidence: None,
+            host_rules: !self.extract.host_evidence,
         }
     }
 

@@ -196,6 +196,20 @@ impl Dataset {
         Ok(read_page(&self.html_path(page))?.decoded.text)
     }
 
+    /// The pages at `indices` that read, each with its index, as a host's sample for
+    /// learning ([`crate::domain::SamplePage`]: the page's URL, else its id, and its decoded
+    /// HTML); a page that does not read is left out.
+    pub fn sample_pages(&self, indices: &[usize]) -> Vec<(usize, crate::domain::SamplePage)> {
+        indices
+            .iter()
+            .filter_map(|&i| {
+                let p = &self.pages[i];
+                let html = self.read_html(p).ok()?;
+                Some((i, crate::domain::SamplePage { url: p.url.clone().unwrap_or_else(|| p.id.clone()), html }))
+            })
+            .collect()
+    }
+
     /// Page indices grouped by [`GoldPage::host_key`] (the sites of per-site learning and of
     /// the per-site rows), groups in order of first appearance.
     pub fn sites(&self) -> Vec<(String, Vec<usize>)> {

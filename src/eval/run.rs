@@ -24,6 +24,7 @@ use crate::eval::metrics::{
 use crate::eval::report::{RowReport, SetReport};
 pub use crate::eval::row::{ModelMode, PageResult, Variant};
 use crate::extract::combiner::CombinerModel;
+use crate::extract::host_evidence::HostEvidenceModel;
 use crate::extract::pipeline::{extract_html, ExtractSettings};
 use crate::extract::ExtractorKind;
 use crate::model::join_paragraphs;
@@ -52,6 +53,9 @@ pub struct EvalOptions {
     /// ([`site_fold`]), model `k` trained without fold `k`; a page of fold `k` is extracted
     /// with model `k`. `None`: `settings.combiner` for every page.
     pub combiner_folds: Option<Arc<Vec<CombinerModel>>>,
+    /// The host-evidence model's fold models, as `combiner_folds` (`train host-evidence --cv`);
+    /// `None`: `settings.host_evidence` for every page.
+    pub host_evidence_folds: Option<Arc<Vec<HostEvidenceModel>>>,
     /// Where each row's output text goes, `DIR/<row slug>/<set>/<id>.txt` ([`output_path`]),
     /// for every page that is not a discard; `None`: nowhere. A file that cannot be written is
     /// reported and skipped.
@@ -70,6 +74,7 @@ impl EvalOptions {
             settings: ExtractSettings::default(),
             learn: LearnParams::default(),
             combiner_folds: None,
+            host_evidence_folds: None,
             outputs: None,
         }
     }
@@ -144,14 +149,7 @@ fn learn_models(set: &Dataset, opts: &EvalOptions, variants: &[Variant]) -> Mode
             continue;
         }
         models.sites_with_model += 1;
-        let sample: Vec<(usize, SamplePage)> = pages
-            .iter()
-            .filter_map(|&i| {
-                let p = &set.pages[i];
-                let html = set.read_html(p).ok()?;
-                Some((i, SamplePage { url: p.url.clone().unwrap_or_else(|| p.id.clone()), html }))
-            })
-            .collect();
+        let sample = set.sample_pages(&pages);
         // Job 0: the site model; job k ≥ 1: the model without sample page k - 1.
         let jobs = usize::from(site_rows) + if loo_rows { sample.len() } else { 0 };
         let learned = par_map(jobs, opts.threads, |j| {
@@ -207,7 +205,12 @@ pub fn evaluate_set(set: &Dataset, opts: &EvalOptions) -> SetReport {
         .combiner_folds
         .iter()
         .flat_map(|folds| folds.iter())
-        .map(|m| ExtractSettings { combiner: Some(Arc::new(m.clone())), ..opts.settings.clone() })
+        .enumerate()
+        .map(|(k, m)| ExtractSettings {
+            combiner: Some(Arc::new(m.clone())),
+            host_evidence: opts.host_evidence_folds.as_ref().and_then(|f| f.get(k)).map(|h| Arc::new(h.clone())),
+            ..opts.settings.clone()
+        })
         .collect();
     let per_page: Vec<Vec<PageResult>> = par_map(set.pages.len(), opts.threads, |i| {
         let page = &set.pages[i];

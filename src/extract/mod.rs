@@ -14,6 +14,7 @@ pub mod content_root;
 pub mod files;
 pub mod goldminer;
 pub mod headline;
+pub mod host_evidence;
 pub mod justext;
 pub mod pipeline;
 pub mod stadynot;

@@ -5,14 +5,16 @@
 //! The default pipeline: the learned block combiner ([`combiner`]) decides each block from
 //! every cheap extractor's labels, the markup's hints and the rules' labels (the vote of
 //! jusText, Boilerpipe and StaDyNoT refined by the content root, [`content_root`], which stand
-//! where its answer gives way); with a learned host model ([`SiteModel`]) the host's GoldMiner
-//! stretch and StaDyNoT static noise then apply ([`default_labels`]). Every page's labels come
+//! where its answer gives way); with a learned host model ([`SiteModel`]) the host's evidence
+//! (its GoldMiner stretch, StaDyNoT static noise, ...) is weighed with the combiner's answer by
+//! the host-evidence model ([`host_evidence`], [`default_labels`]). Every page's labels come
 //! with a per-block decision trace ([`PageTrace`]).
 
 use crate::extract::combiner::{self, CombinerAnswer, CombinerModel};
 use crate::extract::content_root;
 use crate::extract::goldminer::{self, GoldMiner};
 use crate::extract::headline;
+use crate::extract::host_evidence::{self, HostEvidenceModel, HostSignals};
 use crate::extract::justext::{JusText, JusTextParams};
 use crate::extract::stadynot::{self, StaDyNoT, StaDyNoTParams};
 use crate::extract::stoplist::{dominant_language, language_sample, page_stoplist, stoplist_for, Stoplist};
@@ -42,6 +44,13 @@ pub struct ExtractSettings {
     pub combiner: Option<std::sync::Arc<CombinerModel>>,
     /// Collect the text of the page's comment section ([`PageExtraction::comments`]).
     pub comments: bool,
+    /// The default extractor's host-evidence model ([`host_evidence`]); `None` = the shipped
+    /// model ([`host_evidence::shipped`]). Evaluation sets another to judge a host's pages by
+    /// a model that never saw the host.
+    pub host_evidence: Option<std::sync::Arc<HostEvidenceModel>>,
+    /// Decide step 5 of [`default_labels`] by its rules alone, without the host-evidence model
+    /// (`[extract] host_evidence = false`).
+    pub host_rules: bool,
 }
 
 impl ExtractSettings {
@@ -53,6 +62,24 @@ impl ExtractSettings {
         match &self.combiner {
             Some(model) => Ok(model.as_ref()),
             None => combiner::shipped().map_err(ExtractError::Model),
+        }
+    }
+}
+
+impl ExtractSettings {
+    /// The host-evidence model of step 5 of [`default_labels`]: [`ExtractSettings::host_evidence`],
+    /// else the shipped model; `None` with [`ExtractSettings::host_rules`] (step 5 then goes by
+    /// its rules).
+    ///
+    /// # Errors
+    /// [`ExtractError::Model`] when the shipped model does not fit this build.
+    pub fn host_evidence_model(&self) -> Result<Option<&HostEvidenceModel>, ExtractError> {
+        if self.host_rules {
+            return Ok(None);
+        }
+        match &self.host_evidence {
+            Some(model) => Ok(Some(model.as_ref())),
+            None => host_evidence::shipped().map(Some).map_err(ExtractError::Model),
         }
     }
 }
@@ -255,7 +282,7 @@ pub fn extract_document(
     model: Option<SiteModel<'_>>,
     settings: &ExtractSettings,
 ) -> Result<PageExtraction, ExtractError> {
-    let PageLabels { labels, stoplist, model_use, model_share, combiner, trace } =
+    let PageLabels { labels, stoplist, model_use, model_share, combiner, trace, .. } =
         page_labels(doc, blocks, kind, model, settings)?;
     let comments = combiner.filter(|_| settings.comments).and_then(|answer| {
         let texts: Vec<&str> = (0..blocks.len())
@@ -302,6 +329,8 @@ pub struct PageLabels {
     pub combiner: Option<CombinerAnswer>,
     /// Which stage decided each block ([`PageTrace`]).
     pub trace: PageTrace,
+    /// See [`DefaultLabels::host_features`].
+    pub host_features: Option<Vec<f32>>,
 }
 
 /// The labels of [`extract_document`]: `blocks` of `doc` labelled by extractor `kind`, with
@@ -331,11 +360,11 @@ pub fn page_labels(
             labelled = label_blocks(doc, blocks, kind, model, settings, &stoplist)?;
         }
     }
-    let DefaultLabels { labels, model_use, model_share, combiner, trace } = labelled;
+    let DefaultLabels { labels, model_use, model_share, combiner, trace, host_features } = labelled;
     if labels.len() != blocks.len() {
         return Err(ExtractError::LabelCount { extractor: kind.name(), labels: labels.len(), blocks: blocks.len() });
     }
-    Ok(PageLabels { labels, stoplist, model_use, model_share, combiner, trace })
+    Ok(PageLabels { labels, stoplist, model_use, model_share, combiner, trace, host_features })
 }
 
 /// The labels of `blocks` by extractor `kind` with `stoplist`, how the model took part, the
@@ -354,6 +383,7 @@ fn label_blocks(
     let mut model_share = None;
     let mut combined = None;
     let mut trace = None;
+    let mut host_features = None;
     let labels = match kind {
         ExtractorKind::JusText => JusText.classify(doc, blocks, &ctx)?,
         ExtractorKind::GoldMiner => GoldMiner.classify(doc, blocks, &ctx)?,
@@ -363,7 +393,12 @@ fn label_blocks(
                 ExtractorKind::Default => Some(settings.combiner_model()?),
                 _ => None,
             };
-            let default = default_labels(doc, blocks, &ctx, &settings.stadynot, combiner)?;
+            let host_evidence = match combiner {
+                Some(_) => settings.host_evidence_model()?,
+                None => None,
+            };
+            let default = default_labels(doc, blocks, &ctx, &settings.stadynot, combiner, host_evidence)?;
+            host_features = default.host_features;
             model_use = default.model_use;
             model_share = default.model_share;
             combined = default.combiner;
@@ -379,7 +414,7 @@ fn label_blocks(
         }
     };
     let trace = trace.unwrap_or_else(|| PageTrace::uniform(&labels, Stage::Extractor));
-    Ok(DefaultLabels { labels, model_use, model_share, combiner: combined, trace })
+    Ok(DefaultLabels { labels, model_use, model_share, combiner: combined, trace, host_features })
 }
 
 /// One page's labels as an extractor decides them: the default pipeline's answer
@@ -399,6 +434,10 @@ pub struct DefaultLabels {
     pub combiner: Option<CombinerAnswer>,
     /// Which stage decided each block, in the order of the steps above ([`PageTrace`]).
     pub trace: PageTrace,
+    /// The host-evidence rows of the page ([`host_evidence::features`], `blocks ×
+    /// host_evidence::FEATURES`): with the combiner and a host model whose stretch or static
+    /// keys apply to the page; `None` otherwise.
+    pub host_features: Option<Vec<f32>>,
 }
 
 /// The default pipeline's labels: a majority vote of three extractors' block labels, cut to
@@ -434,13 +473,22 @@ pub struct DefaultLabels {
 ///
 /// With `combiner` (the `default` extractor; `None` is `rules`), the combiner's labels
 /// ([`CombinerModel::labels`], over steps 1–4 and more) replace the vote of steps 1–4 and steps
-/// 5–6 apply to them. Measured numbers: `docs/figures.md` ("Extraction") and `docs/EVALUATION.md`.
+/// 5–6 apply to them. With `combiner` and `host_evidence`, step 5 is learned: the host model's
+/// signals (the stretch, GoldMiner's lenient labels, static noise, the article going on past
+/// the end pattern, the labels of step 5's rules above; [`host_evidence::features`]) and the
+/// combiner's probability are the columns of the host-evidence model, and a block the combiner
+/// is not firm about ([`combiner_is_firm`]) takes the model's label where the model is sure
+/// ([`host_evidence::decides`]), the rules' label elsewhere; never is a block of a comment
+/// section or a consent box kept. The
+/// per-page guard ([`guard_rejects`]) applies to either. Measured numbers: `docs/figures.md`
+/// ("Extraction", "Learning") and `docs/EVALUATION.md`.
 pub fn default_labels(
     doc: &Document,
     blocks: &[Block],
     ctx: &ExtractContext<'_>,
     params: &StaDyNoTParams,
     combiner: Option<&CombinerModel>,
+    host_evidence: Option<&HostEvidenceModel>,
 ) -> Result<DefaultLabels, ExtractError> {
     // The unlearned labels, always: they are the answer without a model and the guard with one.
     // `never_main`: blocks in a comment section below an article or in a cookie-consent box,
@@ -472,7 +520,7 @@ pub fn default_labels(
     headline::keep_headline(doc, blocks, &mut unlearned, None);
     trace.changed(&before, &unlearned, Stage::Headline);
     let plain = |labels: Vec<Label>, model_use: ModelUse, combiner: Option<CombinerAnswer>, trace: PageTrace| {
-        DefaultLabels { labels, model_use, model_share: None, combiner, trace }
+        DefaultLabels { labels, model_use, model_share: None, combiner, trace, host_features: None }
     };
     let Some(model) = ctx.model else {
         return Ok(plain(unlearned, ModelUse::None, answer, trace));
@@ -503,7 +551,15 @@ pub fn default_labels(
     // jusText; inside a learned stretch GoldMiner's lenient jusText (its labels are also kept
     // without the vote, step 5).
     let stretch_justext = stretch.as_ref().map(|(range, g)| goldminer::stretch_labels(blocks, range.clone(), g, ctx));
-    let mut labels = if combiner.is_some() || (stretch_justext.is_none() && !has_static) {
+    let static_noise = match has_static {
+        true => Some(stadynot::static_noise_nodes(doc, model.stadynot)).filter(|noise| !noise.is_empty()),
+        false => None,
+    }
+    .map(|noise| stadynot::noise_labels(doc, blocks, &noise));
+    // Step 5 by its rules: the answer where no host-evidence model decides, and one of its
+    // columns where one does.
+    let mut rules_trace = trace.clone();
+    let mut rules = if combiner.is_some() || (stretch_justext.is_none() && !has_static) {
         unlearned.clone()
     } else {
         let learned_stadynot =
@@ -511,55 +567,61 @@ pub fn default_labels(
         let jt = stretch_justext.as_ref().unwrap_or(&justext_labels);
         let votes = votes(&[jt, &boilerpipe_labels, &learned_stadynot]);
         let (refined, root) = content_root::refine_with_root(doc, blocks, &votes);
-        trace.blocks = root.decisions(blocks, &votes, &refined);
+        rules_trace.blocks = root.decisions(blocks, &votes, &refined);
         refined
     };
     if let (Some((range, _)), Some(gm)) = (&stretch, &stretch_justext) {
-        // Blocks GoldMiner keeps in the stretch that the labels so far drop: added only while
-        // they stay a small share of the unlearned text (a stretch wider than the article
-        // would add its boxes).
-        // A block the combiner keeps firmly stays, whatever the stretch says.
-        let firm_keep =
-            |i: usize| answer.as_ref().is_some_and(|a| !a.gave_way && a.probabilities[i] >= COMBINER_FIRM_KEEP);
-        // A block the combiner drops firmly stays dropped, whatever the stretch says.
-        let firm_drop =
-            |i: usize| answer.as_ref().is_some_and(|a| !a.gave_way && a.probabilities[i] < COMBINER_FIRM_DROP);
-        let addable = |i: usize| gm[i].is_good() && !labels[i].is_good() && !never_main[i] && !firm_drop(i);
-        let added: usize = range.clone().filter(|&i| addable(i)).map(|i| blocks[i].words).sum();
-        let add = added as f64 <= MODEL_MAX_ADDED_SHARE * kept_words(blocks, &unlearned) as f64;
-        let continues = article_continues(blocks, &labels, range);
-        for (i, label) in labels.iter_mut().enumerate() {
-            if !range.contains(&i) {
-                if firm_keep(i) && label.is_good() {
-                    trace.set(i, true, Stage::FirmKeep);
-                } else if continues[i] {
-                    trace.set(i, true, Stage::ArticleContinues);
-                } else {
-                    trace.set(i, false, Stage::OutsideStretch);
-                    *label = Label::Bad;
-                }
-            } else if add && gm[i].is_good() && !never_main[i] && !firm_drop(i) {
-                if !label.is_good() {
-                    trace.set(i, true, Stage::InsideStretch);
-                }
-                *label = Label::Good;
+        stretch_rules(blocks, &mut rules, &unlearned, range, gm, &never_main, answer.as_ref(), &mut rules_trace);
+    }
+    if let Some(flags) = &static_noise {
+        for (i, (label, &is_noise)) in rules.iter_mut().zip(flags).enumerate() {
+            if is_noise {
+                rules_trace.set(i, false, Stage::StaticNoise);
+                *label = Label::Bad;
             }
         }
     }
-    let mut static_noise = None;
-    if has_static {
-        let noise = stadynot::static_noise_nodes(doc, model.stadynot);
-        if !noise.is_empty() {
-            let flags = stadynot::noise_labels(doc, blocks, &noise);
-            for (i, (label, &is_noise)) in labels.iter_mut().zip(&flags).enumerate() {
-                if is_noise {
-                    trace.set(i, false, Stage::StaticNoise);
-                    *label = Label::Bad;
+    let continues = stretch.as_ref().map(|(range, _)| article_continues(blocks, &unlearned, range));
+    let host_features = answer.as_ref().map(|a| {
+        host_evidence::features(&HostSignals {
+            blocks,
+            probabilities: &a.probabilities,
+            gave_way: a.gave_way,
+            unlearned: &unlearned,
+            rules: &rules,
+            has_template: gold_miner.is_some(),
+            stretch: stretch.as_ref().map(|(range, _)| range),
+            stretch_keeps: stretch_justext.as_deref(),
+            static_noise: static_noise.as_deref(),
+            continues: continues.as_deref(),
+            never_main: &never_main,
+        })
+    });
+    let mut labels = match (host_evidence, &host_features) {
+        (Some(stage), Some(rows)) => {
+            // Step 5 learned: where the combiner is not firm and the host-evidence model is
+            // sure, its label; elsewhere the rules' label and their trace.
+            let probabilities = stage.probabilities(rows);
+            let mut labels = rules.clone();
+            for (i, label) in labels.iter_mut().enumerate() {
+                let firm = combiner_is_firm(answer.as_ref(), i);
+                match host_evidence::decides(probabilities[i], stage.threshold, firm) {
+                    Some(keep) if !(keep && never_main[i]) => {
+                        if keep != unlearned[i].is_good() {
+                            trace.set(i, keep, Stage::HostEvidence);
+                        }
+                        *label = if keep { Label::Good } else { Label::Bad };
+                    }
+                    _ => trace.blocks[i] = rules_trace.blocks[i],
                 }
             }
-            static_noise = Some(flags);
+            labels
         }
-    }
+        _ => {
+            trace = rules_trace;
+            rules
+        }
+    };
     let before = labels.clone();
     headline::keep_headline(doc, blocks, &mut labels, static_noise.as_deref());
     trace.changed(&before, &labels, Stage::Headline);
@@ -583,9 +645,68 @@ pub fn default_labels(
             model_share,
             combiner: answer,
             trace: unlearned_trace,
+            host_features,
         },
-        false => DefaultLabels { labels, model_use: used, model_share, combiner: answer, trace },
+        false => DefaultLabels { labels, model_use: used, model_share, combiner: answer, trace, host_features },
     })
+}
+
+/// Whether the combiner's answer for block `i` is firm: the answer did not give way and its
+/// probability is at least [`COMBINER_FIRM_KEEP`] or below [`COMBINER_FIRM_DROP`]. A firm
+/// answer keeps its label whatever a host model's stretch says (step 5 of [`default_labels`]).
+pub fn combiner_is_firm(answer: Option<&CombinerAnswer>, i: usize) -> bool {
+    answer.is_some_and(|a| is_firm(a.probabilities[i], a.gave_way))
+}
+
+/// [`combiner_is_firm`] of a block with combiner probability `p` on a page whose answer did or
+/// did not give way.
+pub fn is_firm(p: f32, gave_way: bool) -> bool {
+    !gave_way && !(COMBINER_FIRM_DROP..COMBINER_FIRM_KEEP).contains(&p)
+}
+
+/// Step 5 of [`default_labels`] by rules, where no host-evidence model decides (the `rules`
+/// extractor): outside the stretch `range`, a block is dropped unless the combiner keeps it
+/// firmly ([`COMBINER_FIRM_KEEP`]) or the article goes on there ([`article_continues`]);
+/// inside it, the blocks GoldMiner's lenient jusText keeps (`gm`) are added while they hold
+/// at most [`MODEL_MAX_ADDED_SHARE`] of the `unlearned` labels' words, never one that the
+/// combiner drops firmly ([`COMBINER_FIRM_DROP`]) or that `never_main` flags.
+#[allow(clippy::too_many_arguments)]
+fn stretch_rules(
+    blocks: &[Block],
+    labels: &mut [Label],
+    unlearned: &[Label],
+    range: &std::ops::Range<usize>,
+    gm: &[Label],
+    never_main: &[bool],
+    answer: Option<&CombinerAnswer>,
+    trace: &mut PageTrace,
+) {
+    let firm_keep =
+        |i: usize| combiner_is_firm(answer, i) && answer.is_some_and(|a| a.probabilities[i] >= COMBINER_FIRM_KEEP);
+    let firm_drop =
+        |i: usize| combiner_is_firm(answer, i) && answer.is_some_and(|a| a.probabilities[i] < COMBINER_FIRM_DROP);
+    let addable =
+        |i: usize, labels: &[Label]| gm[i].is_good() && !labels[i].is_good() && !never_main[i] && !firm_drop(i);
+    let added: usize = range.clone().filter(|&i| addable(i, labels)).map(|i| blocks[i].words).sum();
+    let add = added as f64 <= MODEL_MAX_ADDED_SHARE * kept_words(blocks, unlearned) as f64;
+    let continues = article_continues(blocks, labels, range);
+    for (i, label) in labels.iter_mut().enumerate() {
+        if !range.contains(&i) {
+            if firm_keep(i) && label.is_good() {
+                trace.set(i, true, Stage::FirmKeep);
+            } else if continues[i] {
+                trace.set(i, true, Stage::ArticleContinues);
+            } else {
+                trace.set(i, false, Stage::OutsideStretch);
+                *label = Label::Bad;
+            }
+        } else if add && gm[i].is_good() && !never_main[i] && !firm_drop(i) {
+            if !label.is_good() {
+                trace.set(i, true, Stage::InsideStretch);
+            }
+            *label = Label::Good;
+        }
+    }
 }
 
 /// The blocks after a learned stretch's end where the article goes on (one flag per block): a

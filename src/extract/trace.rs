@@ -60,11 +60,14 @@ pub enum Stage {
     ArticleContinues,
     /// Inside a StaDyNoT static noise element of the host's model (Barua et al. 2014, §3.1).
     StaticNoise,
+    /// The host-evidence model: the host model's signals weighed with the combiner's
+    /// probability ([`crate::extract::host_evidence`]) changed the combiner's label.
+    HostEvidence,
 }
 
 impl Stage {
     /// Every stage, in the pipeline's order.
-    pub const ALL: [Stage; 15] = [
+    pub const ALL: [Stage; 16] = [
         Stage::Extractor,
         Stage::Combiner,
         Stage::CommentSection,
@@ -80,6 +83,7 @@ impl Stage {
         Stage::FirmKeep,
         Stage::ArticleContinues,
         Stage::StaticNoise,
+        Stage::HostEvidence,
     ];
 
     /// The stage's name in kebab case: `combiner`, `outside-stretch`, ... (CSS classes of
@@ -101,6 +105,7 @@ impl Stage {
             Stage::FirmKeep => "firm-keep",
             Stage::ArticleContinues => "article-continues",
             Stage::StaticNoise => "static-noise",
+            Stage::HostEvidence => "host-evidence",
         }
     }
 
@@ -122,6 +127,9 @@ impl Stage {
             Stage::FirmKeep => "outside the learned stretch, kept for the combiner's high probability",
             Stage::ArticleContinues => "after the learned stretch's end, kept: the article's container goes on",
             Stage::StaticNoise => "StaDyNoT static noise (an element the host's model learned as template)",
+            Stage::HostEvidence => {
+                "the host model's evidence weighed with the combiner's probability changed its label"
+            }
         }
     }
 }

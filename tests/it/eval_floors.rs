@@ -14,6 +14,7 @@ use webcorpus::eval::dataset::{Dataset, SITE_FOLDS};
 use webcorpus::eval::report::Scores;
 use webcorpus::eval::run::{evaluate_set, EvalOptions};
 use webcorpus::extract::combiner::CombinerModel;
+use webcorpus::extract::host_evidence::HostEvidenceModel;
 use webcorpus::extract::ExtractorKind;
 
 /// The combiner's fold models (`models/combiner-cv`, written by `webcorpus train combiner
@@ -23,6 +24,19 @@ fn fold_models() -> Arc<Vec<CombinerModel>> {
     Arc::new(
         (0..SITE_FOLDS)
             .map(|k| CombinerModel::load(&dir.join(format!("fold-{k}.json"))).expect("fold model loads"))
+            .collect(),
+    )
+}
+
+/// The host-evidence model's fold models (`models/combiner-cv/host-evidence-fold-K.json`,
+/// written by `webcorpus train host-evidence --cv`): model `k` never saw the hosts of fold `k`.
+fn host_evidence_folds() -> Arc<Vec<HostEvidenceModel>> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models/combiner-cv");
+    Arc::new(
+        (0..SITE_FOLDS)
+            .map(|k| {
+                HostEvidenceModel::load(&dir.join(format!("host-evidence-fold-{k}.json"))).expect("fold model loads")
+            })
             .collect(),
     )
 }
@@ -156,24 +170,25 @@ fn every_extractor_stays_above_its_floor_on_every_set() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// Learning must not hurt: on the hosts of CleanPortalEval, L3S-GN1 and modern2026-dev with at
-/// least 5 pages, the default with a model learned without the page (leave-one-out) against
-/// the default without any model, word F1, both with the combiner that never saw the page's
-/// site (site-grouped folds). No host may lose more than 0.005 (the bootstrap errors of these
-/// hosts are 0.001–0.2); pooled, CleanPortalEval and L3S-GN1 must gain at least 0.005,
-/// modern2026-dev may lose at most 0.005, and every host of the three sets together must gain
-/// at least 0.005. (Issue 50's target is +0.01 over every host; the unlearned default has
-/// since gained 0.031 on CleanPortalEval's hosts, which learning used to add.)
+/// Learning adds (issue 50): on the hosts of CleanPortalEval, L3S-GN1 and modern2026-dev with
+/// at least 5 pages, the default with a model learned without the page (leave-one-out)
+/// against the default without any model, word F1, both with the combiner and the
+/// host-evidence model that never saw the page's site (site-grouped folds). No host may lose
+/// more than its bootstrap error (the standard error of the difference, at least 0.005);
+/// pooled, each set must gain (CleanPortalEval 0.007, L3S-GN1 0.003, modern2026-dev 0.012) and
+/// every host of the three sets together at least 0.007 (issue 50's target is 0.01).
 #[test]
 fn learned_is_never_below_unlearned_on_multi_page_hosts() {
     let Some(shared) = support::shared_dir("eval_floors") else { return };
     let folds = fold_models();
     let mut failures = Vec::new();
     let mut measured = String::new();
-    // (set, pooled floor). Measured 2026-11-28: CleanPortalEval +0.009, L3S-GN1 +0.004,
-    // modern2026-dev +0.000; every host within 0.004 of its unlearned score or above.
+    let host_folds = host_evidence_folds();
+    // (set, pooled floor). Measured 2026-11-29: CleanPortalEval +0.0085, L3S-GN1 +0.0042,
+    // modern2026-dev +0.0164; every host within its bootstrap error of its unlearned score or
+    // above.
     let (mut all_gain, mut all_pages) = (0.0, 0usize);
-    for (name, pooled_floor) in [("cleanportaleval", 0.005), ("l3s-gn1", 0.003), ("modern2026-dev", -0.005)] {
+    for (name, pooled_floor) in [("cleanportaleval", 0.007), ("l3s-gn1", 0.003), ("modern2026-dev", 0.012)] {
         let mut set = Dataset::load(&shared.join("data").join(name)).expect("set loads");
         // Only the pages of hosts with a model: the other pages' scores are the same with and
         // without learning.
@@ -184,6 +199,7 @@ fn learned_is_never_below_unlearned_on_multi_page_hosts() {
         set.pages.retain(|page| per_host[&page.host_key()] >= 5);
         let mut opts = EvalOptions::new(vec![ExtractorKind::Default]);
         opts.combiner_folds = Some(folds.clone());
+        opts.host_evidence_folds = Some(host_folds.clone());
         opts.leave_one_out = true;
         opts.learn.min_sample = 5;
         let report = evaluate_set(&set, &opts);
@@ -193,9 +209,10 @@ fn learned_is_never_below_unlearned_on_multi_page_hosts() {
         for site in learned.sites.iter().filter(|s| !s.site.starts_with("other")) {
             let other = unlearned.sites.iter().find(|s| s.site == site.site).expect("same sites");
             let (l, u) = (site.summary.scores.word_f1, other.summary.scores.word_f1);
-            measured.push_str(&format!("{name:<16} {:<28} learned {l:.3} unlearned {u:.3}\n", site.site));
-            if l < u - 0.005 {
-                failures.push(format!("{name} / {}: learned {l:.3} < unlearned {u:.3} - 0.005", site.site));
+            let se = site.summary.scores.word_f1_se.hypot(other.summary.scores.word_f1_se).max(0.005);
+            measured.push_str(&format!("{name:<16} {:<28} learned {l:.3} unlearned {u:.3} (±{se:.3})\n", site.site));
+            if l < u - se {
+                failures.push(format!("{name} / {}: learned {l:.3} < unlearned {u:.3} - {se:.3}", site.site));
             }
             gain += (l - u) * site.summary.pages as f64;
             pages += site.summary.pages;
@@ -208,11 +225,11 @@ fn learned_is_never_below_unlearned_on_multi_page_hosts() {
             failures.push(format!("{name}: pooled gain {pooled:+.3} < {pooled_floor:+.3}"));
         }
     }
-    // Every host of the three sets together (measured +0.005; issue 50's target +0.01).
+    // Every host of the three sets together (measured +0.0084; issue 50's target +0.01).
     let pooled = all_gain / all_pages as f64;
     measured.push_str(&format!("every host pooled gain {pooled:+.4} over {all_pages} pages\n"));
-    if pooled < 0.004 {
-        failures.push(format!("every host: pooled gain {pooled:+.4} < +0.004"));
+    if pooled < 0.007 {
+        failures.push(format!("every host: pooled gain {pooled:+.4} < +0.007"));
     }
     eprintln!("measured:\n{measured}");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
@@ -236,6 +253,7 @@ fn default_beats_the_external_tools_on_held_out_sites() {
     ];
     let mut opts = EvalOptions::new(vec![ExtractorKind::Default]);
     opts.combiner_folds = Some(fold_models());
+    opts.host_evidence_folds = Some(host_evidence_folds());
     let mut failures = Vec::new();
     let mut measured = String::new();
     for &(name, metric, floor, external, shingle_floor, external_shingle) in floors {

@@ -259,3 +259,44 @@ fn a_stretch_never_adds_a_comment_section() {
     }
     assert!(checked >= 1, "no comment section on the hosts' pages");
 }
+
+/// Step 5 with a host-evidence model (learning as evidence, never a veto): on a real host
+/// (www.canada.com of L3S-GN1, a page extracted with the model of the host's other pages), a
+/// host-evidence model sure of nothing (probability 0.5 for every block) leaves every block
+/// the label of step 5's rules; one sure that every block is main content keeps more than the
+/// rules, each change traced to the host-evidence stage, and never a block of a comment
+/// section; one sure that nothing is main content keeps only what the combiner keeps firmly.
+#[test]
+fn the_host_evidence_model_decides_where_it_is_sure_and_the_rules_elsewhere() {
+    use std::sync::Arc;
+    use webcorpus::extract::combiner::gbdt::Gbdt;
+    use webcorpus::extract::host_evidence::{self, FEATURES};
+    use webcorpus::extract::pipeline::COMBINER_FIRM_KEEP;
+    use webcorpus::extract::trace::Stage;
+    let Some(pages) = host_pages("l3s-gn1", "www.canada.com") else { return };
+    let model = model_of("www.canada.com", &pages[1..].iter().map(|(_, p)| p).collect::<Vec<_>>());
+    let html = &pages[0].1.html;
+    let constant = |logit: f32| {
+        let mut m = host_evidence::shipped().expect("shipped host-evidence model").clone();
+        m.gbdt = Gbdt::new(FEATURES, logit, Vec::new());
+        Some(Arc::new(m))
+    };
+    let extract = |host_evidence, host_rules| {
+        let settings = ExtractSettings { host_evidence, host_rules, ..settings() };
+        extract_html(html, ExtractorKind::Default, Some(model.view()), &settings).expect("extracts")
+    };
+    let rules = extract(None, true);
+    assert_eq!(rules.model_use, ModelUse::Applied);
+    let unsure = extract(constant(0.0), false);
+    assert_eq!(text(&unsure), text(&rules));
+    let keep_all = extract(constant(5.0), false);
+    assert!(words(&keep_all) > words(&rules), "{} words against the rules' {}", words(&keep_all), words(&rules));
+    assert!(keep_all.trace.blocks.iter().any(|d| d.kept && d.stage == Stage::HostEvidence));
+    assert!(!keep_all.trace.blocks.iter().any(|d| d.kept && d.stage == Stage::CommentSection));
+    // One sure that nothing is main content drops only what the combiner is not firm about.
+    let drop_all = extract(constant(-5.0), false);
+    assert!(words(&drop_all) < words(&rules) || drop_all.model_use == ModelUse::Rejected);
+    for d in drop_all.trace.blocks.iter().filter(|d| d.kept && d.stage != Stage::Headline) {
+        assert!(d.probability.is_some_and(|p| p >= COMBINER_FIRM_KEEP), "{d:?}");
+    }
+}

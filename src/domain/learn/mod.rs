@@ -188,7 +188,7 @@ pub fn validate(
         let fold_templates: Vec<&GoldMinerModel> =
             fold_model.goldminer.iter().flat_map(|g| std::iter::once(g).chain(&g.alternatives)).collect();
         for &p in &test {
-            let Ok(unlearned) = default_labels(&docs[p], &blocks[p], &plain, &params.stadynot, combiner) else {
+            let Ok(unlearned) = default_labels(&docs[p], &blocks[p], &plain, &params.stadynot, combiner, None) else {
                 continue;
             };
             let unlearned = unlearned.labels;
