@@ -64,9 +64,7 @@ impl ExtractSettings {
             None => combiner::shipped().map_err(ExtractError::Model),
         }
     }
-}
 
-impl ExtractSettings {
     /// The host-evidence model of step 5 of [`default_labels`]: [`ExtractSettings::host_evidence`],
     /// else the shipped model; `None` with [`ExtractSettings::host_rules`] (step 5 then goes by
     /// its rules).
@@ -479,9 +477,8 @@ pub struct DefaultLabels {
 /// combiner's probability are the columns of the host-evidence model, and a block the combiner
 /// is not firm about ([`combiner_is_firm`]) takes the model's label where the model is sure
 /// ([`host_evidence::decides`]), the rules' label elsewhere; never is a block of a comment
-/// section or a consent box kept. The
-/// per-page guard ([`guard_rejects`]) applies to either. Measured numbers: `docs/figures.md`
-/// ("Extraction", "Learning") and `docs/EVALUATION.md`.
+/// section or a consent box kept. The per-page guard ([`guard_rejects`]) applies to either.
+/// Measured numbers: `docs/figures.md` ("Extraction", "Learning") and `docs/EVALUATION.md`.
 pub fn default_labels(
     doc: &Document,
     blocks: &[Block],
