@@ -16,6 +16,7 @@ pub mod goldminer;
 pub mod headline;
 pub mod host_evidence;
 pub mod justext;
+pub mod model_rules;
 pub mod pipeline;
 pub mod stadynot;
 pub mod stoplist;

@@ -11,7 +11,8 @@
 use crate::domain::{DomainModel, LearnParams, RejectedPart, SamplePage, MODEL_FORMAT_VERSION};
 use crate::extract::goldminer::GoldMinerModel;
 use crate::extract::goldminer::{self, LearnPage};
-use crate::extract::pipeline::{default_labels, kept_words, stretch_drop, without_static_noise};
+use crate::extract::model_rules::without_static_noise;
+use crate::extract::pipeline::{default_labels, kept_words, stretch_drop};
 use crate::extract::stadynot;
 use crate::extract::stadynot::StaticNoiseModel;
 use crate::extract::ExtractContext;
