@@ -28,7 +28,7 @@ pub struct HostRows {
     /// (words / √page words), set and site fold; [`BlockData::refined`] holds the labels of
     /// step 5's rules.
     pub data: BlockData,
-    /// Per row: the label without the host model.
+    /// Per row: the label without the host model (the row's `unlearned_keeps` column).
     pub unlearned: Vec<bool>,
     /// Per row: the index of its host in [`HostRows::hosts`].
     pub host: Vec<u32>,
@@ -74,11 +74,10 @@ pub fn load_host_rows(
                 let learned =
                     page_labels(&doc, &blocks, ExtractorKind::Default, Some(model.view()), &fold_settings).ok()?;
                 let rows = learned.host_features?;
-                let unlearned = page_labels(&doc, &blocks, ExtractorKind::Default, None, &fold_settings).ok()?;
-                Some((fold as u8, gold, rows, learned.labels, unlearned.labels, blocks, page.text.is_none()))
+                Some((fold as u8, gold, rows, learned.labels, blocks, page.text.is_none()))
             });
             pages_read += sample.len();
-            for (fold, gold, rows, rules, unlearned, blocks, snippets) in per_page.into_iter().flatten() {
+            for (fold, gold, rows, rules, blocks, snippets) in per_page.into_iter().flatten() {
                 pages_with_rows += 1;
                 let labelled: Vec<usize> =
                     gold.iter().zip(&blocks).filter(|(g, _)| g.is_some()).map(|(_, b)| b.words).collect();
@@ -95,7 +94,7 @@ pub fn load_host_rows(
                     d.refined.push(rules[i].is_good());
                     d.set.push(s as u16);
                     d.fold.push(fold);
-                    out.unlearned.push(unlearned[i].is_good());
+                    out.unlearned.push(rows[i * FEATURES + UNLEARNED] > 0.5);
                     out.host.push(host_index);
                 }
             }
@@ -108,6 +107,8 @@ pub fn load_host_rows(
 /// The columns of the combiner's logit and of its answer giving way ([`COLUMNS`]).
 const LOGIT: usize = 0;
 const GAVE_WAY: usize = 1;
+/// The column of the label without the host model ([`COLUMNS`]).
+const UNLEARNED: usize = 2;
 
 /// One set's held-out comparison of the three decisions, word-weighted block P/R/F1.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -208,5 +209,6 @@ mod tests {
     fn the_combiner_columns_are_where_the_holdout_reads_them() {
         assert_eq!(COLUMNS[LOGIT], "combiner_logit");
         assert_eq!(COLUMNS[GAVE_WAY], "combiner_gave_way");
+        assert_eq!(COLUMNS[UNLEARNED], "unlearned_keeps");
     }
 }
