@@ -389,13 +389,13 @@ pub fn default_labels(
     let mut answer = None;
     let (justext_labels, boilerpipe_labels, stadynot_labels, mut unlearned, never_main, mut trace) = match combiner {
         Some(model) => {
-            let inputs = combiner::inputs(doc, blocks, ctx.stoplist, ctx.justext, params)?;
-            let combined = model.answer(&inputs);
-            let labels = combined.labels.clone();
-            let trace = PageTrace { blocks: combined.decisions.clone(), stretch: None };
-            answer = Some(combined);
-            let never_main: Vec<bool> = inputs.comments.iter().zip(&inputs.consent).map(|(&c, &k)| c || k).collect();
-            (inputs.justext, inputs.boilerpipe, inputs.stadynot, labels, never_main, trace)
+            // Shared with the host's learning, which judged the same parsed page unlearned.
+            let page = combiner::memo::page_answer(doc, blocks, ctx.stoplist, ctx.justext, params, model)?;
+            let page = std::rc::Rc::unwrap_or_clone(page);
+            let labels = page.answer.labels.clone();
+            let trace = PageTrace { blocks: page.answer.decisions.clone(), stretch: None };
+            answer = Some(page.answer);
+            (page.justext, page.boilerpipe, page.stadynot, labels, page.never_main, trace)
         }
         None => {
             let boilerpipe = crate::extract::boilerpipe::article_labels(doc, blocks);

@@ -87,7 +87,12 @@ impl StaticNoiseModel {
 
     /// True when `key` is a static noise key (hash lookup, built lazily).
     pub fn contains(&self, key: &str) -> bool {
-        self.hashes().contains(&xxh3_64(key.as_bytes()))
+        self.hashes().contains(&Self::key_hash(key))
+    }
+
+    /// The hash by which keys are looked up: xxh3 of the key's UTF-8 bytes.
+    pub fn key_hash(key: &str) -> u64 {
+        xxh3_64(key.as_bytes())
     }
 
     fn hashes(&self) -> &HashSet<u64> {
@@ -97,27 +102,31 @@ impl StaticNoiseModel {
 
 /// Learn the static noise keys from a host's sample pages (§3.1).
 pub fn learn_static<D: std::borrow::Borrow<Document>>(docs: &[D], params: &StaDyNoTParams) -> StaticNoiseModel {
-    // Count pages per key hash, then keep the strings of the keys that pass the threshold.
+    // Count pages per key hash, then read the strings of the keys that pass the threshold.
     let mut counts: HashMap<u64, usize> = HashMap::default();
     for doc in docs {
-        let mut seen: HashSet<u64> = HashSet::default();
-        for_each_key(doc.borrow(), |_, key| {
-            seen.insert(xxh3_64(key.as_bytes()));
-        });
+        let seen: HashSet<u64> = key_hashes(doc.borrow()).0.iter().map(|&(_, h)| h).collect();
         for h in seen {
             *counts.entry(h).or_default() += 1;
         }
     }
     let need = ((params.static_min_share * docs.len() as f64).ceil() as usize).max(1);
+    let mut missing: HashSet<u64> = counts.into_iter().filter(|&(_, n)| n >= need).map(|(h, _)| h).collect();
     let mut keys: HashSet<String> = HashSet::default();
-    if !docs.is_empty() {
-        for doc in docs {
-            for_each_key(doc.borrow(), |_, key| {
-                if counts.get(&xxh3_64(key.as_bytes())).is_some_and(|&n| n >= need) && !keys.contains(key) {
-                    keys.insert(key.to_string());
-                }
-            });
+    // Each passing key's string from the first page that has it.
+    for doc in docs {
+        if missing.is_empty() {
+            break;
         }
+        let doc = doc.borrow();
+        if !key_hashes(doc).0.iter().any(|(_, h)| missing.contains(h)) {
+            continue;
+        }
+        for_each_key(doc, |_, key| {
+            if missing.remove(&xxh3_64(key.as_bytes())) {
+                keys.insert(key.to_string());
+            }
+        });
     }
     StaticNoiseModel::new(keys.into_iter().collect(), docs.len())
 }
@@ -134,17 +143,26 @@ pub fn static_noise_nodes(doc: &Document, model: &StaticNoiseModel) -> NodeSet {
     static_matches(doc, model).into_iter().map(|(id, _)| id).collect()
 }
 
-/// The elements of `doc` that `model`'s static keys match, with the key of each (§3.1).
-pub fn static_matches(doc: &Document, model: &StaticNoiseModel) -> Vec<(NodeId, String)> {
-    let mut out = Vec::new();
-    if !model.keys.is_empty() {
-        for_each_key(doc, |id, key| {
-            if model.contains(key) {
-                out.push((id, key.to_string()));
-            }
-        });
+/// The elements of `doc` that `model`'s static keys match, in document order, each with the
+/// xxh3 of its key ([`StaticNoiseModel::key_hash`]; §3.1).
+pub fn static_matches(doc: &Document, model: &StaticNoiseModel) -> Vec<(NodeId, u64)> {
+    if model.keys.is_empty() {
+        return Vec::new();
     }
-    out
+    key_hashes(doc).0.iter().filter(|(_, h)| model.hashes().contains(h)).copied().collect()
+}
+
+/// Every keyed element of a page with the xxh3 of its key, in document order.
+struct KeyHashes(Vec<(NodeId, u64)>);
+
+/// The [`KeyHashes`] of `doc`, computed once per document ([`Document::derived`]): learning
+/// reads them on every sample page for the model and for each fold of its held-out check.
+fn key_hashes(doc: &Document) -> std::rc::Rc<KeyHashes> {
+    doc.derived(|doc| {
+        let mut hashes = Vec::new();
+        for_each_key(doc, |id, key| hashes.push((id, xxh3_64(key.as_bytes()))));
+        KeyHashes(hashes)
+    })
 }
 
 /// Call `f(node, key)` for every keyed element of the page (see the module doc).
@@ -256,12 +274,8 @@ pub fn noise_nodes(
 ) -> HashSet<NodeId> {
     let mut noise: HashSet<NodeId> = HashSet::default();
     // 1. Static noise tags.
-    if let Some(model) = model.filter(|m| !m.keys.is_empty()) {
-        for_each_key(doc, |id, key| {
-            if model.contains(key) {
-                noise.insert(id);
-            }
-        });
+    if let Some(model) = model {
+        noise.extend(static_matches(doc, model).into_iter().map(|(id, _)| id));
     }
     // 2. Dynamic noise tags.
     if dynamic {

@@ -19,7 +19,23 @@ use html5ever::driver::{parse_document, ParseOpts};
 use html5ever::tendril::TendrilSink;
 use html5ever::tree_builder::TreeBuilderOpts;
 use scraper::{Html, Selector};
+use std::any::Any;
+use std::cell::RefCell;
+use std::rc::Rc;
 use std::sync::OnceLock;
+
+/// The values [`Document::derived`] keeps: one per type.
+#[derive(Default)]
+struct Derived {
+    values: RefCell<Vec<Rc<dyn Any>>>,
+}
+
+impl Derived {
+    fn find<T: 'static>(&self) -> Option<Rc<T>> {
+        let values = self.values.borrow();
+        values.iter().find_map(|v| v.clone().downcast::<T>().ok())
+    }
+}
 
 /// A parsed page. Wraps scraper's [`Html`] (html5ever), which is not `Send`: parse and extract
 /// on the same thread.
@@ -35,6 +51,8 @@ pub struct Document {
     pub metadata: meta::PageMetadata,
     /// The schema.org `articleBody` the page states in JSON-LD ([`meta::ld_article_body`]).
     pub ld_article_body: Option<String>,
+    /// Values computed from this parse, once each ([`Document::derived`]).
+    derived: Derived,
 }
 
 /// A page with fewer visible characters than this (or than its `<noscript>` text) outside
@@ -82,7 +100,35 @@ impl Document {
             .filter(|t| !t.is_empty());
         let metadata = meta::page_metadata(raw, &html);
         let ld_article_body = meta::ld_article_body(raw);
-        Document { html, title, noscript_content, metadata, ld_article_body }
+        Document { html, title, noscript_content, metadata, ld_article_body, derived: Derived::default() }
+    }
+
+    /// A document of a DOM that was parsed elsewhere (no pruning, no `<noscript>` fallback,
+    /// no metadata): the fields of [`Document::parse`] left empty.
+    pub fn from_html(html: Html) -> Document {
+        Document {
+            html,
+            title: None,
+            noscript_content: false,
+            metadata: Default::default(),
+            ld_article_body: None,
+            derived: Derived::default(),
+        }
+    }
+
+    /// The value of type `T` derived from this document by `compute`, computed on the first
+    /// call for that type and shared after it: what several steps read from the same parse
+    /// (GoldMiner's token stream, StaDyNoT's key hashes, the unlearned labels a host's
+    /// learning and then the page's own extraction both need). One value per type: `compute`
+    /// must be a function of the document alone (and of constants), so a type is computed
+    /// the same way wherever it is asked for. `compute` may itself ask for other types.
+    pub fn derived<T: 'static>(&self, compute: impl FnOnce(&Document) -> T) -> Rc<T> {
+        if let Some(found) = self.derived.find::<T>() {
+            return found;
+        }
+        let value = Rc::new(compute(self));
+        self.derived.values.borrow_mut().push(value.clone());
+        value
     }
 
     /// True when segmentation leaves out the subtree of an element named `name`: the
@@ -199,6 +245,26 @@ mod tests {
 
     fn texts(doc: &Document) -> Vec<String> {
         segment(doc).into_iter().map(|b| b.text).collect()
+    }
+
+    #[test]
+    fn a_derived_value_is_computed_once_per_type() {
+        struct Blocks(usize);
+        struct Twice(usize);
+        let doc = Document::parse("<p>one</p><p>two</p>");
+        let calls = std::cell::Cell::new(0);
+        let count = |d: &Document| {
+            calls.set(calls.get() + 1);
+            Blocks(segment(d).len())
+        };
+        assert_eq!(doc.derived(count).0, 2);
+        assert_eq!(doc.derived(count).0, 2);
+        assert_eq!(calls.get(), 1, "the second call reads the kept value");
+        // A value may be derived from another one; each type has its own entry.
+        let twice = doc.derived(|d| Twice(2 * d.derived(count).0));
+        assert_eq!((twice.0, calls.get()), (4, 1));
+        let other = Document::parse("<p>one</p>");
+        assert_eq!(other.derived(count).0, 1, "values belong to their document");
     }
 
     #[test]

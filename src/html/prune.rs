@@ -451,13 +451,7 @@ mod tests {
             let mut checked = 0;
             for page in pages {
                 let html = set.read_html(page).expect("page reads");
-                let raw = Document {
-                    html: scraper::Html::parse_document(&html),
-                    title: None,
-                    noscript_content: false,
-                    metadata: Default::default(),
-                    ld_article_body: None,
-                };
+                let raw = Document::from_html(scraper::Html::parse_document(&html));
                 assert_eq!(texts(&Document::parse(&html)), texts(&raw), "{name} {}", page.id);
                 assert_eq!(prune(&html).noscript_chars, noscript_text_chars(&html), "{name} {}", page.id);
                 checked += 1;

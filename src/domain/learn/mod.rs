@@ -7,6 +7,12 @@
 //! the sample; label every page with jusText; learn GoldMiner's patterns
 //! ([`crate::extract::goldminer::learn()`]) and StaDyNoT's static keys
 //! ([`crate::extract::stadynot::learn_static`]) from the same parsed pages.
+//!
+//! What a page gives whatever the model is, is computed once per parsed page and kept on its
+//! [`Document`] ([`Document::derived`]): GoldMiner's token stream, StaDyNoT's key hashes and
+//! the combiner's unlearned answer ([`crate::extract::combiner::memo`]). The model and the two
+//! folds of its held-out check read them there, and so does the crawl's extraction of its
+//! sample pages, which extracts the pages [`learn_documents`] learned from.
 
 use crate::domain::{DomainModel, LearnParams, RejectedPart, SamplePage, MODEL_FORMAT_VERSION};
 use crate::extract::goldminer::GoldMinerModel;
@@ -178,7 +184,7 @@ pub fn validate(
     let plain = ExtractContext { stoplist: &stoplist, justext: justext_params, model: None };
     // Per template (begin, end) and per key: held-out pages matched and harmed.
     let mut templates: HashMap<(Vec<String>, Vec<String>), (usize, usize)> = HashMap::new();
-    let mut keys: HashMap<String, (usize, usize)> = HashMap::new();
+    let mut keys: HashMap<u64, (usize, usize)> = HashMap::new();
     // The unlearned default's labels of every sample page (each is held out once).
     let mut unlearned_labels: Vec<Option<Vec<Label>>> = vec![None; docs.len()];
     // The default extractor's unlearned labels: the shipped combiner's (the rules if it is broken).
@@ -223,7 +229,7 @@ pub fn validate(
             let mut seen = std::collections::HashSet::new();
             for (node, key) in matches {
                 let harmed = page_harmed && kept_under(&std::iter::once(node).collect()) > 0;
-                let entry = keys.entry(key.clone()).or_default();
+                let entry = keys.entry(key).or_default();
                 if seen.insert(key) {
                     entry.0 += 1;
                 }
@@ -260,13 +266,14 @@ pub fn validate(
     });
     // Drop the failing static keys.
     let fails = |k: &String| {
-        keys.get(k).is_some_and(|&(matched, harmed)| harmed as f64 > TEMPLATE_MAX_HARMED_SHARE * matched as f64)
+        keys.get(&StaticNoiseModel::key_hash(k))
+            .is_some_and(|&(matched, harmed)| harmed as f64 > TEMPLATE_MAX_HARMED_SHARE * matched as f64)
     };
     if model.stadynot.keys.iter().any(fails) {
         let (bad, good): (Vec<String>, Vec<String>) =
             std::mem::take(&mut model.stadynot.keys).into_iter().partition(fails);
         for k in bad {
-            let (matched, harmed) = keys[&k];
+            let (matched, harmed) = keys[&StaticNoiseModel::key_hash(&k)];
             model.rejected.push(RejectedPart {
                 reason: format!(
                     "on {harmed} of {matched} held-out pages it matched it took main text: the static keys held \

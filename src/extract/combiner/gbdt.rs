@@ -94,6 +94,9 @@ pub struct Gbdt {
     /// The trees as complete binary trees ([`Complete`]), built on the first [`Gbdt::logit`].
     #[serde(skip)]
     complete: std::sync::OnceLock<Option<Complete>>,
+    /// [`Gbdt::fingerprint`], computed on first use.
+    #[serde(skip)]
+    fingerprint: std::sync::OnceLock<u64>,
 }
 
 impl PartialEq for Gbdt {
@@ -209,7 +212,29 @@ impl Gbdt {
 
     /// An ensemble from its parts.
     pub fn new(features: usize, base: f32, trees: Vec<Vec<Node>>) -> Gbdt {
-        Gbdt { features, base, trees, complete: std::sync::OnceLock::new() }
+        Gbdt { features, base, trees, complete: std::sync::OnceLock::new(), fingerprint: std::sync::OnceLock::new() }
+    }
+
+    /// xxh3 of the ensemble's columns, base and every node: equal for equal ensembles (a clone,
+    /// the same file loaded twice), different, but for hash collisions, for any two that can
+    /// give different logits. Computed once per ensemble.
+    pub fn fingerprint(&self) -> u64 {
+        *self.fingerprint.get_or_init(|| {
+            let mut h = xxhash_rust::xxh3::Xxh3::new();
+            h.update(&(self.features as u64).to_le_bytes());
+            h.update(&self.base.to_bits().to_le_bytes());
+            for tree in &self.trees {
+                h.update(&(tree.len() as u64).to_le_bytes());
+                for n in tree {
+                    h.update(&n.feature.to_le_bytes());
+                    h.update(&n.threshold.to_bits().to_le_bytes());
+                    h.update(&n.left.to_le_bytes());
+                    h.update(&n.right.to_le_bytes());
+                    h.update(&n.value.to_bits().to_le_bytes());
+                }
+            }
+            h.digest()
+        })
     }
 
     /// The logit of one row (`row.len() == self.features`).

@@ -4,6 +4,7 @@
 //! votes, the rule-based labels and the feature rows of one page.
 
 pub mod features;
+pub mod memo;
 
 use crate::extract::content_root;
 use crate::extract::justext::{self, JusTextParams};

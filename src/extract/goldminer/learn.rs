@@ -69,7 +69,7 @@ const MAX_PARENTS_TRIED: usize = 5;
 /// A sample page prepared once for all templates: tokens, n-gram counts, green spans.
 struct Prepared<'p, 'a> {
     page: &'p LearnPage<'a>,
-    tokens: TokenStream,
+    tokens: std::rc::Rc<TokenStream>,
     /// Occurrences of each token sequence of up to `max_pattern_tokens` tokens ([`seq_key`]).
     counts: HashMap<u64, u32>,
     /// Block indices of the green (unique good) paragraphs.
@@ -130,7 +130,7 @@ pub fn learn(pages: &[LearnPage<'_>], params: &GoldMinerParams) -> Option<GoldMi
     let prepared: Vec<Prepared<'_, '_>> = pages
         .iter()
         .map(|page| {
-            let tokens = TokenStream::new(page.doc);
+            let tokens = TokenStream::of(page.doc);
             let green: Vec<usize> = good_blocks(page)
                 .filter(|(_, b)| pages_per_key.get(&paragraph_key(&b.text)) == Some(&1))
                 .map(|(i, _)| i)

@@ -118,7 +118,7 @@ pub struct GoldMinerModel {
 /// [`ExtractError::PatternNotFound`] with `which` = "begin" or "end" when a pattern is not on
 /// the page: such a page yields nothing (§III: index pages, tag clouds, search results).
 pub fn stretch(doc: &Document, blocks: &[Block], model: &GoldMinerModel) -> Result<Range<usize>, ExtractError> {
-    let ts = TokenStream::new(doc);
+    let ts = TokenStream::of(doc);
     let mut result = template_stretch(&ts, blocks, model);
     for alt in &model.alternatives {
         if result.is_ok() {
@@ -133,7 +133,7 @@ pub fn stretch(doc: &Document, blocks: &[Block], model: &GoldMinerModel) -> Resu
 /// [`alternatives`](GoldMinerModel::alternatives) from 1) that is on the page, with its
 /// stretch as in [`stretch`]; `None` when none is.
 pub fn matching_template(doc: &Document, blocks: &[Block], model: &GoldMinerModel) -> Option<(usize, Range<usize>)> {
-    let ts = TokenStream::new(doc);
+    let ts = TokenStream::of(doc);
     std::iter::once(model)
         .chain(&model.alternatives)
         .enumerate()

@@ -41,6 +41,12 @@ pub struct TokenStream {
 pub(super) const TEXT_MARKER: &str = "#text";
 
 impl TokenStream {
+    /// The token stream of a parsed page, tokenised once per document and shared by learning,
+    /// its held-out check and the page's extraction ([`Document::derived`]).
+    pub fn of(doc: &Document) -> std::rc::Rc<TokenStream> {
+        doc.derived(TokenStream::new)
+    }
+
     /// Tokenise a parsed page.
     pub fn new(doc: &Document) -> TokenStream {
         let mut ts = TokenStream::default();
