@@ -92,8 +92,14 @@ pub struct PageWork {
 
 /// A page's content after the worker.
 pub enum PageContent {
-    /// Decoded HTML to keep until the host's model is there.
-    Waiting(String),
+    /// Decoded HTML to keep until the host's model is there, with the combiner's unlearned
+    /// answer for the page ([`crate::extract::pipeline::sample_answer`]; empty when none).
+    Waiting {
+        /// The decoded HTML.
+        html: String,
+        /// The answer's bytes ([`crate::extract::combiner::memo::seed`]).
+        answer: Vec<u8>,
+    },
     /// The extraction and the page classifier's verdict (none when extraction failed); boxed,
     /// a page's extraction is far larger than the other variants.
     Extracted(Box<Result<PageExtraction, ExtractError>>, Option<PageClass>),

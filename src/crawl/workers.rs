@@ -11,7 +11,8 @@ use crate::crawl::messages::{CommitMsg, Discard, PageContent, PageDone, PageResu
 use crate::crawl::sources::{feed_links, parse_source};
 use crate::domain::learn::{learn_documents, parse_sample};
 use crate::domain::{DomainModel, HostModel, LearnParams};
-use crate::extract::pipeline::{extract_document, ExtractSettings, PageExtraction};
+use crate::extract::combiner::memo::seed;
+use crate::extract::pipeline::{extract_document, sample_answer, ExtractSettings, PageExtraction};
 use crate::extract::{ExtractError, ExtractorKind, JusTextParams};
 use crate::html::sniff::{binary_kind, unreadable_share, MAX_UNREADABLE_SHARE};
 use crate::html::{decode_html, links::extract_links, segment, Document};
@@ -54,6 +55,11 @@ pub struct WorkerContext {
     pub stop: Arc<AtomicBool>,
 }
 
+/// A worker spends spare CPU on a page (the unlearned answer of a sampling host's page,
+/// [`page_work`]) while the work queue is less full than this share of its capacity: a full
+/// queue holds new requests back, and a pool that falls behind is what fills it.
+pub const SPARE_QUEUE_SHARE: f64 = 0.75;
+
 /// Start `n` workers on `queue`, sending to `commit`. They end when every sender of `queue`
 /// is dropped.
 pub fn spawn_workers(
@@ -68,8 +74,13 @@ pub fn spawn_workers(
             std::thread::Builder::new()
                 .name(format!("webcorpus-worker-{i}"))
                 .spawn(move || {
-                    for item in queue {
-                        if commit.send(work(&ctx, item, &commit)).is_err() {
+                    for item in queue.iter() {
+                        // The pool keeps up (the queue is not near the back-pressure that
+                        // holds requests back, [`SPARE_QUEUE_SHARE`]): this item may spend
+                        // spare CPU.
+                        let spare =
+                            queue.capacity().is_none_or(|c| (queue.len() as f64) < SPARE_QUEUE_SHARE * c as f64);
+                        if commit.send(work(&ctx, item, spare, &commit)).is_err() {
                             break;
                         }
                     }
@@ -80,7 +91,9 @@ pub fn spawn_workers(
 }
 
 /// Do one item; drain jobs send all but their last message through `commit` themselves.
-fn work(ctx: &WorkerContext, item: WorkItem, commit: &Sender<CommitMsg>) -> CommitMsg {
+/// `spare`: the workers keep up with the queue, so a page of a sampling host may compute now
+/// what its host's learning will need ([`page_work`]).
+fn work(ctx: &WorkerContext, item: WorkItem, spare: bool, commit: &Sender<CommitMsg>) -> CommitMsg {
     match item {
         WorkItem::Page { host, ticket, entry, page, mode, mut exchanges, delay_ms } => {
             // The WARC records' blocks are deflated here, on a worker, so that the committer
@@ -88,7 +101,8 @@ fn work(ctx: &WorkerContext, item: WorkItem, commit: &Sender<CommitMsg>) -> Comm
             exchanges.iter_mut().for_each(HttpExchange::prepare);
             let work = catch_unwind(AssertUnwindSafe(|| match entry.kind {
                 UrlKind::Page => {
-                    page_work(ctx, &page.body, page.content_type.as_deref(), &page.final_url, mode, entry.depth == 0)
+                    let url = &page.final_url;
+                    page_work(ctx, &page.body, page.content_type.as_deref(), url, mode, entry.depth == 0, spare)
                 }
                 kind => source_work(kind, &page.body, &page.final_url, page.budget.clone()),
             }))
@@ -137,7 +151,9 @@ fn source_work(kind: UrlKind, body: &[u8], final_url: &Url, budget: Option<Budge
 }
 
 /// Decode, parse, collect links (and with `announce_feeds` the feeds the page announces) and
-/// (in extract mode) extract and classify one page.
+/// (in extract mode) extract and classify one page; a page of a sampling host is kept for the
+/// sample, with its unlearned answer when the worker has `spare` CPU
+/// ([`crate::extract::pipeline::sample_answer`]).
 pub fn page_work(
     ctx: &WorkerContext,
     body: &[u8],
@@ -145,6 +161,7 @@ pub fn page_work(
     final_url: &Url,
     mode: HostModel,
     announce_feeds: bool,
+    spare: bool,
 ) -> PageWork {
     let refused = |why| PageWork { links: Vec::new(), feeds: Vec::new(), content: PageContent::Refused(why) };
     if let Some(kind) = binary_kind(body) {
@@ -164,7 +181,17 @@ pub fn page_work(
     links.shrink_to_fit();
     let feeds = if announce_feeds { feed_links(&doc, final_url) } else { Vec::new() };
     let content = match mode {
-        HostModel::Sampling => PageContent::Waiting(decoded.text),
+        HostModel::Sampling => {
+            // With spare CPU (the crawl waits for responses), the answer the host's learning
+            // and the page's extraction will need is computed now, instead of in the learning
+            // at the host's end; they read it back from the state. A busy pool leaves it to
+            // them: the same answer, later.
+            let answer = match spare {
+                true => sample_answer(&doc, ctx.tools.kind, &ctx.tools.settings).unwrap_or_default(),
+                false => Vec::new(),
+            };
+            PageContent::Waiting { html: decoded.text, answer }
+        }
         HostModel::Ready(model) => {
             let (extraction, class) = extract_and_classify(&doc, final_url.as_str(), model.as_deref(), &ctx.tools);
             PageContent::Extracted(Box::new(extraction), class)
@@ -196,11 +223,23 @@ fn extract_parsed(
     (extraction, class)
 }
 
+/// Parse a page that waited in the state, with the answer computed when it was fetched
+/// ([`seed`]), and extract and classify it.
+fn extract_waiting(
+    s: &SampledPage,
+    model: Option<&DomainModel>,
+    tools: &PageTools,
+) -> (Result<PageExtraction, ExtractError>, Option<PageClass>) {
+    let doc = Document::parse(&s.html);
+    seed(&doc, &s.answer);
+    extract_and_classify(&doc, &s.final_url, model, tools)
+}
+
 /// Learn `host`'s model from its sample and extract the sample with it, parsing each page
 /// once: [`CommitMsg::Learned`], then one [`CommitMsg::Drained`] per sampled page (the
 /// returned message is the last). `Learned` without a model when the state cannot be read.
 fn learn_and_extract(ctx: &WorkerContext, host: &str, generation: u32, commit: &Sender<CommitMsg>) -> CommitMsg {
-    let sample = match ctx.state.waiting_pages(host, ctx.learn.sample_size) {
+    let mut sample = match ctx.state.waiting_pages(host, ctx.learn.sample_size) {
         Ok(s) => s,
         Err(e) => {
             tracing::error!(host, "cannot read the sample: {e}");
@@ -208,6 +247,10 @@ fn learn_and_extract(ctx: &WorkerContext, host: &str, generation: u32, commit: &
         }
     };
     let (docs, blocks) = parse_sample(sample.iter().map(|s| s.html.as_str()), ctx.learn.max_sample_nodes);
+    // The answers go onto the parsed pages (their bytes are not needed after).
+    for (doc, page) in docs.iter().zip(sample.iter_mut()) {
+        seed(doc, &std::mem::take(&mut page.answer));
+    }
     let mut model = learn_documents(host, &docs, &blocks, ctx.language.as_deref(), &ctx.justext, &ctx.learn);
     model.generation = generation;
     tracing::info!(host, pages = docs.len(), goldminer = model.goldminer.is_some(), generation, "domain model learned");
@@ -224,7 +267,7 @@ fn learn_and_extract(ctx: &WorkerContext, host: &str, generation: u32, commit: &
     for (i, (s, parsed)) in sample.into_iter().zip(parsed).enumerate() {
         let page = waiting_done(s, |s| match parsed {
             Some((doc, blocks)) => extract_parsed(&doc, &blocks, &s.final_url, Some(&model), &ctx.tools),
-            None => extract_and_classify(&Document::parse(&s.html), &s.final_url, Some(&model), &ctx.tools),
+            None => extract_waiting(s, Some(&model), &ctx.tools),
         });
         let msg = CommitMsg::Drained { host: host.to_string(), page: Some(Box::new(page)), last: i + 1 == n };
         if i + 1 == n {
@@ -283,9 +326,7 @@ fn drain(ctx: &WorkerContext, host: String, model: Option<Arc<DomainModel>>, com
         let n = pages.len();
         for (i, s) in pages.into_iter().enumerate() {
             from = s.seq + 1;
-            let page = waiting_done(s, |s| {
-                extract_and_classify(&Document::parse(&s.html), &s.final_url, model.as_deref(), &ctx.tools)
-            });
+            let page = waiting_done(s, |s| extract_waiting(s, model.as_deref(), &ctx.tools));
             let is_last = final_window && i + 1 == n;
             let msg = CommitMsg::Drained { host: host.clone(), page: Some(Box::new(page)), last: is_last };
             if is_last {

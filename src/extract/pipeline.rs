@@ -22,7 +22,9 @@ pub use crate::extract::model_rules::{
 };
 use crate::extract::model_rules::{dropped_like_kept, stretch_rules, without_static_noise};
 use crate::extract::stadynot::{self, StaDyNoT, StaDyNoTParams};
-use crate::extract::stoplist::{dominant_language, language_sample, page_stoplist, stoplist_for, Stoplist};
+use crate::extract::stoplist::{
+    dominant_language, language_sample, own_page_stoplist, page_stoplist, stoplist_for, Stoplist,
+};
 use crate::extract::trace::{PageTrace, Stage, StretchTrace};
 use crate::extract::tree_filter::TreeFilterParams;
 use crate::extract::{ExtractContext, ExtractError, Extractor, ExtractorKind, SiteModel};
@@ -162,6 +164,32 @@ pub fn extract_html(
     let doc = Document::parse(html);
     let blocks = segment(&doc);
     extract_document(&doc, &blocks, kind, model, settings)
+}
+
+/// Most blocks of a page whose answer [`sample_answer`] computes: the combiner's feature rows
+/// of a page take about 0.6 KB per block while they are computed, and a hub page of thousands
+/// of links, fetched while the crawl holds its link batches, is left to its host's learning.
+pub const SAMPLE_ANSWER_MAX_BLOCKS: usize = 1000;
+
+/// For a page whose host is still sampling: the `default` extractor's unlearned answer that
+/// the page's extraction will ask for once the host has learned, as bytes to keep with the page
+/// ([`combiner::memo::encoded_answer`]; [`combiner::memo::seed`] puts it back on the page
+/// parsed again). Computed with the stoplist that extraction will use when the host's model
+/// does not choose it ([`own_page_stoplist`]); `None` for another extractor, where the host's
+/// language will choose the stoplist, for a page of more than [`SAMPLE_ANSWER_MAX_BLOCKS`]
+/// blocks, or when the combiner cannot run (the extraction then computes the answer, or
+/// reports the error, itself).
+pub fn sample_answer(doc: &Document, kind: ExtractorKind, settings: &ExtractSettings) -> Option<Vec<u8>> {
+    if kind != ExtractorKind::Default {
+        return None;
+    }
+    let blocks = segment(doc);
+    if blocks.len() > SAMPLE_ANSWER_MAX_BLOCKS {
+        return None;
+    }
+    let stoplist = own_page_stoplist(settings.language.as_deref(), &language_sample(&blocks))?;
+    let model = settings.combiner_model().ok()?;
+    combiner::memo::encoded_answer(doc, &blocks, &stoplist, &settings.justext, &settings.stadynot, model).ok()
 }
 
 /// Label `blocks` of `doc` with extractor `kind` and return the kept paragraphs.

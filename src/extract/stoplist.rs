@@ -407,13 +407,18 @@ pub fn stoplist_for(language: Option<&str>, sample_text: &str) -> Arc<Stoplist> 
 /// `host_prior` (the stoplist its model was learned with). A host is not one language: wikis
 /// and blogs mix translations, and an English site carries pages in other scripts.
 pub fn page_stoplist(language: Option<&str>, host_prior: Option<&str>, sample_text: &str) -> Arc<Stoplist> {
+    own_page_stoplist(language, sample_text).unwrap_or_else(|| stoplist_for(Some(host_prior.unwrap_or("none")), ""))
+}
+
+/// [`page_stoplist`] where the host's language does not take part: the fixed `language`, or the
+/// page's own reliably detected one; `None` where [`page_stoplist`] falls back to the host's.
+pub fn own_page_stoplist(language: Option<&str>, sample_text: &str) -> Option<Arc<Stoplist>> {
     match language {
-        Some(l) if !means_detect(l) => stoplist_for(Some(l), sample_text),
-        _ => match reliable_language(sample_text) {
-            Some(Some(name)) => stoplist_for(Some(name), ""),
+        Some(l) if !means_detect(l) => Some(stoplist_for(Some(l), sample_text)),
+        _ => match reliable_language(sample_text)? {
+            Some(name) => Some(stoplist_for(Some(name), "")),
             // A language jusText has no list for: its language-independent mode.
-            Some(None) => empty_shared(),
-            None => stoplist_for(Some(host_prior.unwrap_or("none")), ""),
+            None => Some(empty_shared()),
         },
     }
 }

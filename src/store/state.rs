@@ -265,6 +265,11 @@ pub struct SampledPage {
     pub content_type: Option<String>,
     /// Decoded HTML text.
     pub html: String,
+    /// The combiner's unlearned answer for the page, computed when it was fetched
+    /// ([`crate::extract::combiner::memo::seed`]); empty when none. Stored beside the head, not
+    /// in it.
+    #[serde(skip)]
+    pub answer: Vec<u8>,
     /// Where its response is in the crawl's WARC files (none without WARC output).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub warc: Option<crate::write::warc::WarcRef>,
@@ -382,12 +387,35 @@ fn seen_key(url: &str) -> Vec<u8> {
 /// A waiting page as stored: a 4-byte big-endian length, the page's JSON without its HTML,
 /// then the HTML deflated (fast level: web HTML shrinks 4–8×, and the state holds up to
 /// `sample_size` pages per sampling host).
+/// A waiting page's head: the page without its HTML and answer, and the answer's length.
+#[derive(Serialize)]
+struct WaitingHead<'a> {
+    #[serde(flatten)]
+    page: &'a SampledPage,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    answer_len: Option<u32>,
+}
+
+/// [`WaitingHead`] read back (`answer_len` is absent in pages stored without an answer).
+#[derive(Deserialize)]
+struct WaitingHeadIn {
+    #[serde(flatten)]
+    page: SampledPage,
+    #[serde(default)]
+    answer_len: Option<u32>,
+}
+
+/// A waiting page's value: the head's length (u32, big-endian), the head (JSON), the answer's
+/// bytes ([`SampledPage::answer`]), then the HTML, deflated.
 fn encode_waiting(page: &SampledPage) -> Vec<u8> {
     use std::io::Write;
-    let head = encode(&SampledPage { html: String::new(), ..page.clone() });
-    let mut out = Vec::with_capacity(page.html.len() / 4 + head.len() + 4);
+    let bare = SampledPage { html: String::new(), answer: Vec::new(), ..page.clone() };
+    let answer_len = (!page.answer.is_empty()).then_some(page.answer.len() as u32);
+    let head = encode(&WaitingHead { page: &bare, answer_len });
+    let mut out = Vec::with_capacity(page.html.len() / 4 + head.len() + page.answer.len() + 4);
     out.extend_from_slice(&(head.len() as u32).to_be_bytes());
     out.extend_from_slice(&head);
+    out.extend_from_slice(&page.answer);
     let mut z = flate2::write::DeflateEncoder::new(out, flate2::Compression::fast());
     z.write_all(page.html.as_bytes()).expect("writing to memory");
     z.finish().expect("writing to memory")
@@ -398,9 +426,13 @@ fn decode_waiting(key: &[u8], value: &[u8]) -> Result<SampledPage, StoreError> {
     let corrupt = |reason: String| StoreError::Corrupt { key: String::from_utf8_lossy(key).into_owned(), reason };
     let n = value.get(..4).map(|b| u32::from_be_bytes(b.try_into().expect("4 bytes")) as usize);
     let head = n.and_then(|n| value.get(4..4 + n)).ok_or_else(|| corrupt("short waiting page".into()))?;
-    let mut page: SampledPage = decode(key, head)?;
+    let WaitingHeadIn { mut page, answer_len } = decode(key, head)?;
+    let body = &value[4 + head.len()..];
+    let answer_len = answer_len.unwrap_or(0) as usize;
+    let answer = body.get(..answer_len).ok_or_else(|| corrupt("short waiting page answer".into()))?;
+    page.answer = answer.to_vec();
     let mut html = String::new();
-    flate2::read::DeflateDecoder::new(&value[4 + head.len()..])
+    flate2::read::DeflateDecoder::new(&body[answer_len..])
         .read_to_string(&mut html)
         .map_err(|e| corrupt(format!("waiting page HTML: {e}")))?;
     page.html = html;
@@ -914,6 +946,7 @@ mod tests {
             status: 200,
             content_type: Some("text/html".into()),
             html: html.into(),
+            answer: Vec::new(),
         };
         let files = || std::fs::read_dir(dir.path().join("waiting")).unwrap().count();
         {
@@ -944,5 +977,44 @@ mod tests {
         let state = open();
         assert_eq!(files(), 1);
         assert_eq!(state.waiting_pages("b.org:81", 10).unwrap(), vec![page(3, "<p>three</p>")]);
+    }
+
+    /// A waiting page keeps its answer's bytes beside its head; a page stored before answers
+    /// were kept (head and HTML only) reads back with none.
+    #[test]
+    fn a_waiting_page_keeps_its_answer_and_old_pages_read_without_one() {
+        let page = SampledPage {
+            seq: 7,
+            url: "http://a.org/7".into(),
+            final_url: "http://a.org/7".into(),
+            fetched_at: "2026-11-29T00:00:00Z".into(),
+            status: 200,
+            content_type: None,
+            html: "<p>seven</p>".repeat(50),
+            answer: (0..=255u8).collect(),
+            warc: None,
+            stream: None,
+        };
+        let key = b"p/a.org/7";
+        assert_eq!(decode_waiting(key, &encode_waiting(&page)).unwrap(), page);
+        let none = SampledPage { answer: Vec::new(), ..page.clone() };
+        let value = encode_waiting(&none);
+        assert!(!String::from_utf8_lossy(&value).contains("answer_len"), "no answer, no length in the head");
+        assert_eq!(decode_waiting(key, &value).unwrap(), none);
+        // The layout before answers: the head of the page without its HTML, then the HTML.
+        let old = {
+            use std::io::Write;
+            let head = serde_json::to_vec(&SampledPage { html: String::new(), ..none.clone() }).unwrap();
+            let mut out = (head.len() as u32).to_be_bytes().to_vec();
+            out.extend_from_slice(&head);
+            let mut z = flate2::write::DeflateEncoder::new(out, flate2::Compression::fast());
+            z.write_all(none.html.as_bytes()).unwrap();
+            z.finish().unwrap()
+        };
+        assert_eq!(decode_waiting(key, &old).unwrap(), none);
+        // An answer length past the value's end is a corrupt page, not a panic.
+        let mut cut = encode_waiting(&page);
+        cut.truncate(4 + u32::from_be_bytes(cut[..4].try_into().unwrap()) as usize + 10);
+        assert!(matches!(decode_waiting(key, &cut), Err(StoreError::Corrupt { .. })));
     }
 }

@@ -104,7 +104,7 @@ impl Committer {
         // A page kept for the sample is finished when its record is written.
         let waits = (200..300).contains(&status)
             && status != 304
-            && matches!(&work, Some(w) if matches!(w.content, PageContent::Waiting(_)));
+            && matches!(&work, Some(w) if matches!(w.content, PageContent::Waiting { .. }));
         if !waits {
             self.finish_url(&entry.url, entry.stream.as_deref());
         }
@@ -180,7 +180,7 @@ impl Committer {
                 };
                 self.add_extraction(host, &meta, *extraction, class)?;
             }
-            PageContent::Waiting(html) => {
+            PageContent::Waiting { html, answer } => {
                 let seq = self.group.batch.next_seq();
                 let page = SampledPage {
                     seq,
@@ -190,6 +190,7 @@ impl Committer {
                     status,
                     content_type,
                     html,
+                    answer,
                     warc,
                     stream: entry.stream.clone(),
                 };

@@ -144,12 +144,12 @@ fn pages_are_written_in_ticket_order_and_durable_with_their_group() {
 fn a_full_sample_waits_in_the_state_and_starts_one_learn_job_after_its_commit() {
     let Some(html) = article(0) else { return };
     let mut rig = rig(2);
-    rig.committer.handle(page(0, "/a/", PageContent::Waiting(html.clone()), &[])).unwrap();
-    rig.committer.handle(page(1, "/b/", PageContent::Waiting(html.clone()), &[])).unwrap();
+    rig.committer.handle(page(0, "/a/", PageContent::Waiting { html: html.clone(), answer: Vec::new() }, &[])).unwrap();
+    rig.committer.handle(page(1, "/b/", PageContent::Waiting { html: html.clone(), answer: Vec::new() }, &[])).unwrap();
     assert!(jobs(&rig).is_empty(), "the learn job waits for the sample to be durable");
     rig.committer.commit().unwrap();
     assert_eq!(jobs(&rig), [format!("learn {HOST} 0")]);
-    rig.committer.handle(page(2, "/c/", PageContent::Waiting(html), &[])).unwrap();
+    rig.committer.handle(page(2, "/c/", PageContent::Waiting { html, answer: Vec::new() }, &[])).unwrap();
     rig.committer.commit().unwrap();
     assert!(jobs(&rig).is_empty(), "one learn job per sample");
     let rec = rig.state.host(HOST).unwrap().unwrap();
@@ -162,7 +162,7 @@ fn a_full_sample_waits_in_the_state_and_starts_one_learn_job_after_its_commit() 
 fn a_host_dry_below_min_sample_falls_back_and_drains_without_a_model() {
     let Some(html) = article(0) else { return };
     let mut rig = rig(100);
-    rig.committer.handle(page(0, "/a/", PageContent::Waiting(html), &[])).unwrap();
+    rig.committer.handle(page(0, "/a/", PageContent::Waiting { html, answer: Vec::new() }, &[])).unwrap();
     rig.committer.handle(CommitMsg::HostDry { host: HOST.into() }).unwrap();
     rig.committer.commit().unwrap();
     assert_eq!(jobs(&rig), [format!("drain {HOST} model=false")]);
@@ -195,7 +195,7 @@ fn pages_held_back_during_a_drain_are_applied_in_bounded_store_batches() {
     let mut rig = rig(100);
     // One page waits for the sample; the next 40 come extracted, each with 300 new links,
     // and are held back behind it (fetch order) until the drain has written it.
-    rig.committer.handle(page(0, "/a/", PageContent::Waiting(html.clone()), &[])).unwrap();
+    rig.committer.handle(page(0, "/a/", PageContent::Waiting { html: html.clone(), answer: Vec::new() }, &[])).unwrap();
     rig.committer.commit().unwrap();
     let (pages, per_page) = (40, 300);
     for p in 1..=pages {

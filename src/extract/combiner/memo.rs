@@ -2,18 +2,22 @@
 //! learning judges each sample page unlearned for its held-out check
 //! ([`crate::domain::learn::validate`]) and then extracts the same page with the learned model,
 //! whose guard and host evidence read the same unlearned answer. The principal function is
-//! [`page_answer`].
+//! [`page_answer`]. The crawl computes a sample page's answer when it fetches the page, while
+//! its host is still sampling, and keeps it with the page's HTML in the state ([`encoded_answer`]);
+//! when the host learns, the answer goes back onto the page parsed again ([`seed`]), so that
+//! the learning at the end of a host does not compute it a second time.
 //!
-//! The answer is kept on the [`Document`] ([`Document::derived`]) under everything it is a
-//! function of: the blocks (their text and elements), the stoplist's language, the jusText and
-//! StaDyNoT thresholds and the combiner's trees ([`Gbdt::fingerprint`](super::gbdt::Gbdt::fingerprint)),
-//! so a page asked for with another stoplist or model is computed again, never answered from
-//! the other's entry.
+//! The answer is kept on the [`Document`] ([`Document::derived`]) under a fingerprint of
+//! everything it is a function of: the blocks (their text and elements), the stoplist's
+//! language, the jusText and StaDyNoT thresholds and the combiner's trees
+//! ([`Gbdt::fingerprint`](super::gbdt::Gbdt::fingerprint)), so a page asked for with another
+//! stoplist or model is computed again, never answered from the other's entry.
 
 use super::{inputs, CombinerAnswer, CombinerModel};
 use crate::extract::justext::JusTextParams;
 use crate::extract::stadynot::StaDyNoTParams;
 use crate::extract::stoplist::Stoplist;
+use crate::extract::trace::{BlockDecision, Stage};
 use crate::extract::ExtractError;
 use crate::html::Document;
 use crate::model::{Block, Label};
@@ -38,19 +42,37 @@ pub struct PageAnswer {
     pub answer: CombinerAnswer,
 }
 
-/// Everything a [`PageAnswer`] is a function of, besides the document.
-#[derive(Debug, PartialEq)]
-struct Key {
-    blocks: u64,
-    stoplist: Option<String>,
-    justext: JusTextParams,
-    stadynot: StaDyNoTParams,
-    model: (u64, u32),
+/// The answers kept on one document, each under its [`key`] (a few at most: one per stoplist
+/// and model asked for).
+#[derive(Default)]
+struct Answers(RefCell<Vec<(u64, Kept)>>);
+
+/// An answer on a document: computed or read, or the bytes [`seed`] put there, read when first
+/// asked for (a host's learning does not always ask: its pages' answers stay as bytes until
+/// each page is extracted).
+enum Kept {
+    Answer(Rc<PageAnswer>),
+    Bytes(Vec<u8>),
 }
 
-/// The answers kept on one document (a few at most: one per stoplist and model asked for).
-#[derive(Default)]
-struct Answers(RefCell<Vec<(Key, Rc<PageAnswer>)>>);
+/// xxh3 of everything a [`PageAnswer`] is a function of, besides the document.
+fn key(
+    blocks: &[Block],
+    stoplist: &Stoplist,
+    justext: &JusTextParams,
+    stadynot: &StaDyNoTParams,
+    model: &CombinerModel,
+) -> u64 {
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    h.update(&blocks_fingerprint(blocks).to_le_bytes());
+    stoplist.language.hash(&mut h);
+    // Both serialise every threshold, in field order.
+    h.update(&serde_json::to_vec(justext).unwrap_or_default());
+    h.update(&serde_json::to_vec(stadynot).unwrap_or_default());
+    h.update(&model.gbdt.fingerprint().to_le_bytes());
+    h.update(&model.threshold.to_bits().to_le_bytes());
+    h.digest()
+}
 
 /// The combiner's answer for `blocks` of `doc` with `stoplist` and the thresholds, from the
 /// document's memo when the same page was answered the same way before, else computed
@@ -66,16 +88,27 @@ pub fn page_answer(
     stadynot: &StaDyNoTParams,
     model: &CombinerModel,
 ) -> Result<Rc<PageAnswer>, ExtractError> {
-    let key = Key {
-        blocks: blocks_fingerprint(blocks),
-        stoplist: stoplist.language.clone(),
-        justext: justext.clone(),
-        stadynot: stadynot.clone(),
-        model: (model.gbdt.fingerprint(), model.threshold.to_bits()),
-    };
+    let key = key(blocks, stoplist, justext, stadynot, model);
     let memo = doc.derived(|_| Answers::default());
-    if let Some((_, found)) = memo.0.borrow().iter().find(|(k, _)| *k == key) {
-        return Ok(Rc::clone(found));
+    {
+        let mut answers = memo.0.borrow_mut();
+        if let Some(at) = answers.iter().position(|(k, _)| *k == key) {
+            let read = match &answers[at].1 {
+                Kept::Answer(found) => return Ok(Rc::clone(found)),
+                Kept::Bytes(bytes) => decode(bytes),
+            };
+            match read {
+                Some((_, answer)) => {
+                    let answer = Rc::new(answer);
+                    answers[at].1 = Kept::Answer(Rc::clone(&answer));
+                    return Ok(answer);
+                }
+                // Bytes that do not read: computed below.
+                None => {
+                    answers.remove(at);
+                }
+            }
+        }
     }
     let inputs = inputs(doc, blocks, stoplist, justext, stadynot)?;
     let answer = model.answer(&inputs);
@@ -87,8 +120,149 @@ pub fn page_answer(
         never_main,
         answer,
     });
-    memo.0.borrow_mut().push((key, Rc::clone(&page)));
+    memo.0.borrow_mut().push((key, Kept::Answer(Rc::clone(&page))));
     Ok(page)
+}
+
+/// [`page_answer`] and its bytes for the state: the key it is kept under, then the answer
+/// ([`seed`] reads them back).
+///
+/// # Errors
+/// As [`inputs`].
+pub fn encoded_answer(
+    doc: &Document,
+    blocks: &[Block],
+    stoplist: &Stoplist,
+    justext: &JusTextParams,
+    stadynot: &StaDyNoTParams,
+    model: &CombinerModel,
+) -> Result<Vec<u8>, ExtractError> {
+    let answer = page_answer(doc, blocks, stoplist, justext, stadynot, model)?;
+    Ok(encode(key(blocks, stoplist, justext, stadynot, model), &answer))
+}
+
+/// Put an answer that [`encoded_answer`] gave for this page (parsed from the same HTML) onto
+/// `doc`, where [`page_answer`] finds it when asked the same question; it is read then. Bytes
+/// of another format or length are left out, and bytes that do not read when asked for are
+/// dropped (the answer is then computed). Returns whether the bytes were kept.
+pub fn seed(doc: &Document, bytes: &[u8]) -> bool {
+    let Some(key) = header(bytes) else {
+        return false;
+    };
+    let memo = doc.derived(|_| Answers::default());
+    let mut answers = memo.0.borrow_mut();
+    if !answers.iter().any(|(k, _)| *k == key) {
+        answers.push((key, Kept::Bytes(bytes.to_vec())));
+    }
+    true
+}
+
+/// The key of [`encode`]'s bytes when their format and length are right.
+fn header(bytes: &[u8]) -> Option<u64> {
+    let (&format, rest) = bytes.split_first()?;
+    if format != FORMAT || rest.len() < 17 {
+        return None;
+    }
+    let n = u32::from_le_bytes(rest[8..12].try_into().ok()?) as usize;
+    (rest.len() - 17 == n.checked_mul(BLOCK_BYTES)?).then(|| u64::from_le_bytes(rest[..8].try_into().expect("8 bytes")))
+}
+
+/// Format version of [`encode`]'s bytes (their first byte).
+const FORMAT: u8 = 1;
+
+/// Bytes per block in [`encode`]: four labels, flags, stage, votes, two probabilities.
+const BLOCK_BYTES: usize = 15;
+
+/// The answer as bytes: [`FORMAT`], the key (u64), the block count (u32), the threshold (f32),
+/// whether it gave way (u8), then [`BLOCK_BYTES`] per block; little-endian, floats by their
+/// bits, so an answer read back is the one computed.
+fn encode(key: u64, page: &PageAnswer) -> Vec<u8> {
+    let a = &page.answer;
+    let n = a.labels.len();
+    let mut out = Vec::with_capacity(18 + n * BLOCK_BYTES);
+    out.push(FORMAT);
+    out.extend_from_slice(&key.to_le_bytes());
+    out.extend_from_slice(&(n as u32).to_le_bytes());
+    out.extend_from_slice(&a.threshold.to_bits().to_le_bytes());
+    out.push(u8::from(a.gave_way));
+    for i in 0..n {
+        let d = a.decisions[i];
+        for label in [page.justext[i], page.boilerpipe[i], page.stadynot[i], a.labels[i]] {
+            out.push(label_byte(label));
+        }
+        let flags = u8::from(page.never_main[i])
+            | u8::from(a.comments[i]) << 1
+            | u8::from(d.kept) << 2
+            | u8::from(d.probability.is_some()) << 3
+            | u8::from(d.votes.is_some()) << 4;
+        out.push(flags);
+        out.push(Stage::ALL.iter().position(|s| *s == d.stage).unwrap_or(0) as u8);
+        out.push(d.votes.unwrap_or(0));
+        out.extend_from_slice(&a.probabilities[i].to_bits().to_le_bytes());
+        out.extend_from_slice(&d.probability.unwrap_or(0.0).to_bits().to_le_bytes());
+    }
+    out
+}
+
+/// [`encode`]'s key and answer; `None` for bytes of another format or length.
+fn decode(bytes: &[u8]) -> Option<(u64, PageAnswer)> {
+    let key = header(bytes)?;
+    let rest = &bytes[1..];
+    let u32_at = |b: &[u8], at: usize| -> Option<u32> { Some(u32::from_le_bytes(b.get(at..at + 4)?.try_into().ok()?)) };
+    let n = u32_at(rest, 8)? as usize;
+    let threshold = f32::from_bits(u32_at(rest, 12)?);
+    let gave_way = rest[16] != 0;
+    let blocks = &rest[17..];
+    let mut page = PageAnswer {
+        justext: Vec::with_capacity(n),
+        boilerpipe: Vec::with_capacity(n),
+        stadynot: Vec::with_capacity(n),
+        never_main: Vec::with_capacity(n),
+        answer: CombinerAnswer {
+            labels: Vec::with_capacity(n),
+            probabilities: Vec::with_capacity(n),
+            threshold,
+            gave_way,
+            comments: Vec::with_capacity(n),
+            decisions: Vec::with_capacity(n),
+        },
+    };
+    for b in blocks.chunks_exact(BLOCK_BYTES) {
+        page.justext.push(byte_label(b[0])?);
+        page.boilerpipe.push(byte_label(b[1])?);
+        page.stadynot.push(byte_label(b[2])?);
+        page.answer.labels.push(byte_label(b[3])?);
+        let flags = b[4];
+        page.never_main.push(flags & 1 != 0);
+        page.answer.comments.push(flags & 2 != 0);
+        page.answer.probabilities.push(f32::from_bits(u32_at(b, 7)?));
+        page.answer.decisions.push(BlockDecision {
+            kept: flags & 4 != 0,
+            stage: *Stage::ALL.get(usize::from(b[5]))?,
+            probability: (flags & 8 != 0).then(|| f32::from_bits(u32_at(b, 11).unwrap_or(0))),
+            votes: (flags & 16 != 0).then_some(b[6]),
+        });
+    }
+    Some((key, page))
+}
+
+fn label_byte(label: Label) -> u8 {
+    match label {
+        Label::Good => 0,
+        Label::NearGood => 1,
+        Label::Short => 2,
+        Label::Bad => 3,
+    }
+}
+
+fn byte_label(byte: u8) -> Option<Label> {
+    Some(match byte {
+        0 => Label::Good,
+        1 => Label::NearGood,
+        2 => Label::Short,
+        3 => Label::Bad,
+        _ => return None,
+    })
 }
 
 /// xxh3 of the blocks' texts and elements, in order.
@@ -118,7 +292,8 @@ mod tests {
         ) else {
             return;
         };
-        let doc = Document::parse(&std::fs::read_to_string(path).expect("the page reads"));
+        let html = std::fs::read_to_string(path).expect("the page reads");
+        let doc = Document::parse(&html);
         let blocks = segment(&doc);
         let model = shipped().expect("shipped model");
         let (jt, sd) = (JusTextParams::default(), StaDyNoTParams::default());
@@ -144,5 +319,36 @@ mod tests {
         // A clone of the model is the same model.
         let cloned = model.clone();
         assert!(Rc::ptr_eq(&first, &page_answer(&doc, &blocks, &english, &jt, &sd, &cloned).expect("answer")));
+
+        // Kept as bytes and put back on the page parsed again: the same answer, bit for bit,
+        // without computing it; asked with another stoplist, computed afresh.
+        let bytes = encoded_answer(&doc, &blocks, &english, &jt, &sd, model).expect("answer");
+        let again = Document::parse(&html);
+        assert!(seed(&again, &bytes));
+        let read = page_answer(&again, &segment(&again), &english, &jt, &sd, model).expect("answer");
+        assert_eq!(read.answer, first.answer);
+        let bits = |a: &PageAnswer| a.answer.probabilities.iter().map(|p| p.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&read), bits(&first));
+        assert_eq!(
+            (&read.justext, &read.boilerpipe, &read.stadynot, &read.never_main),
+            (&first.justext, &first.boilerpipe, &first.stadynot, &first.never_main)
+        );
+        assert_eq!(again.derived(|_| Answers::default()).0.borrow().len(), 1, "read, not computed");
+        page_answer(&again, &segment(&again), &none, &jt, &sd, model).expect("answer");
+        assert_eq!(again.derived(|_| Answers::default()).0.borrow().len(), 2);
+        // Bytes of another format or length are left out.
+        let fresh = Document::parse(&html);
+        assert!(!seed(&fresh, &bytes[..bytes.len() - 1]));
+        assert!(!seed(&fresh, &[]));
+        let mut other_format = bytes.clone();
+        other_format[0] = FORMAT + 1;
+        assert!(!seed(&fresh, &other_format));
+        // Bytes of the right shape that do not read (a label byte out of range): computed.
+        let mut bad_label = bytes.clone();
+        bad_label[18] = 9;
+        assert!(seed(&fresh, &bad_label));
+        let computed = page_answer(&fresh, &segment(&fresh), &english, &jt, &sd, model).expect("answer");
+        assert_eq!(computed.answer, first.answer);
+        assert_eq!(fresh.derived(|_| Answers::default()).0.borrow().len(), 1);
     }
 }
