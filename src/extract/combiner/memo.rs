@@ -88,7 +88,19 @@ pub fn page_answer(
     stadynot: &StaDyNoTParams,
     model: &CombinerModel,
 ) -> Result<Rc<PageAnswer>, ExtractError> {
-    let key = key(blocks, stoplist, justext, stadynot, model);
+    answer_under(doc, blocks, key(blocks, stoplist, justext, stadynot, model), stoplist, justext, stadynot, model)
+}
+
+/// [`page_answer`] under its `key`, computed by the caller.
+fn answer_under(
+    doc: &Document,
+    blocks: &[Block],
+    key: u64,
+    stoplist: &Stoplist,
+    justext: &JusTextParams,
+    stadynot: &StaDyNoTParams,
+    model: &CombinerModel,
+) -> Result<Rc<PageAnswer>, ExtractError> {
     let memo = doc.derived(|_| Answers::default());
     {
         let mut answers = memo.0.borrow_mut();
@@ -137,8 +149,9 @@ pub fn encoded_answer(
     stadynot: &StaDyNoTParams,
     model: &CombinerModel,
 ) -> Result<Vec<u8>, ExtractError> {
-    let answer = page_answer(doc, blocks, stoplist, justext, stadynot, model)?;
-    Ok(encode(key(blocks, stoplist, justext, stadynot, model), &answer))
+    let key = key(blocks, stoplist, justext, stadynot, model);
+    let answer = answer_under(doc, blocks, key, stoplist, justext, stadynot, model)?;
+    Ok(encode(key, &answer))
 }
 
 /// Put an answer that [`encoded_answer`] gave for this page (parsed from the same HTML) onto
