@@ -374,7 +374,8 @@ pub struct DefaultLabels {
 /// 3. StaDyNoT (Barua et al. 2014) with the host's static keys, dynamic noise otherwise;
 /// 4. the votes go to [`content_root::refine`]: a block is kept when at least two of the three
 ///    keep it, it is not inside an element the page marks as navigation, footer, sidebar,
-///    caption, sharing, comment or cookie-consent box, and it is inside the content root (the
+///    caption, sharing, comment or cookie-consent box or in a list of other stories beside
+///    the article ([`content_root::teasers`]), and it is inside the content root (the
 ///    deepest element with 80 % of the voted words, or the page's `main` landmark around
 ///    it); inside a content-marked element (`article`, `main`, `entry-content`, ...) one
 ///    vote suffices for a block with link density below 0.5;
@@ -432,7 +433,8 @@ pub fn default_labels(
             let stadynot = StaDyNoT::new(params.clone()).classify(doc, blocks, &plain)?;
             let votes = votes(&[&justext, &boilerpipe, &stadynot]);
             let (refined, root) = content_root::refine_with_root(doc, blocks, &votes);
-            let never_main: Vec<bool> = (0..blocks.len()).map(|i| root.in_comments(i) || root.in_consent(i)).collect();
+            let never_main: Vec<bool> =
+                (0..blocks.len()).map(|i| root.in_comments(i) || root.in_consent(i) || root.in_teasers(i)).collect();
             let trace = PageTrace { blocks: root.decisions(blocks, &votes, &refined), stretch: None };
             (justext, boilerpipe, stadynot, refined, never_main, trace)
         }

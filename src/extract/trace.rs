@@ -63,15 +63,20 @@ pub enum Stage {
     /// The host-evidence model: the host model's signals weighed with the combiner's
     /// probability ([`crate::extract::host_evidence`]) changed the combiner's label.
     HostEvidence,
+    /// In a list of other stories beside the article (repeated cards of a headline link and
+    /// an excerpt): never main text for the default and the rules
+    /// ([`crate::extract::content_root::ContentRoot::in_teasers`]).
+    TeaserList,
 }
 
 impl Stage {
     /// Every stage, in the pipeline's order.
-    pub const ALL: [Stage; 16] = [
+    pub const ALL: [Stage; 17] = [
         Stage::Extractor,
         Stage::Combiner,
         Stage::CommentSection,
         Stage::ConsentBox,
+        Stage::TeaserList,
         Stage::BoilerplateBox,
         Stage::OutsideContentRoot,
         Stage::Vote,
@@ -106,6 +111,7 @@ impl Stage {
             Stage::ArticleContinues => "article-continues",
             Stage::StaticNoise => "static-noise",
             Stage::HostEvidence => "host-evidence",
+            Stage::TeaserList => "teaser-list",
         }
     }
 
@@ -130,6 +136,7 @@ impl Stage {
             Stage::HostEvidence => {
                 "the host model's evidence weighed with the combiner's probability changed its label"
             }
+            Stage::TeaserList => "in a list of other stories (repeated cards of a headline link and an excerpt)",
         }
     }
 }

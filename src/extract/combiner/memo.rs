@@ -124,7 +124,9 @@ fn answer_under(
     }
     let inputs = inputs(doc, blocks, stoplist, justext, stadynot)?;
     let answer = model.answer(&inputs);
-    let never_main = inputs.comments.iter().zip(&inputs.consent).map(|(&c, &k)| c || k).collect();
+    let never_main = (0..inputs.words.len())
+        .map(|i| inputs.comments[i] || inputs.consent[i] || answer.decisions[i].stage == Stage::TeaserList)
+        .collect();
     let page = Rc::new(PageAnswer {
         justext: inputs.justext,
         boilerpipe: inputs.boilerpipe,
@@ -181,7 +183,7 @@ fn header(bytes: &[u8]) -> Option<u64> {
 }
 
 /// Format version of [`encode`]'s bytes (their first byte).
-const FORMAT: u8 = 1;
+const FORMAT: u8 = 2;
 
 /// Bytes per block in [`encode`]: four labels, flags, stage, votes, two probabilities.
 const BLOCK_BYTES: usize = 15;

@@ -33,6 +33,10 @@ pub struct CombinerInputs {
     pub comments: Vec<bool>,
     /// Per block: in a cookie-consent box ([`content_root::ContentRoot::in_consent`]).
     pub consent: Vec<bool>,
+    /// The page's teaser lists ([`content_root::ContentRoot::teaser_lists`]): their cards are
+    /// dropped when [`content_root::teasers::TeaserLists::beside_article`] holds for the
+    /// combiner's labels.
+    pub teasers: content_root::teasers::TeaserLists,
     /// Per block: its word count ([`Block::words`]).
     pub words: Vec<usize>,
     /// Per block: the decision of the rules behind `refined`
@@ -72,9 +76,10 @@ pub fn inputs(
     let features = block_features(doc, blocks, stoplist, &v, &root);
     let comments = (0..blocks.len()).map(|i| root.in_comments(i)).collect();
     let consent = (0..blocks.len()).map(|i| root.in_consent(i)).collect();
+    let teasers = root.teaser_lists().clone();
     let words = blocks.iter().map(|b| b.words).collect();
     let rules = root.decisions(blocks, &votes, &refined);
-    Ok(CombinerInputs { justext, boilerpipe, stadynot, refined, features, comments, consent, words, rules })
+    Ok(CombinerInputs { justext, boilerpipe, stadynot, refined, features, comments, consent, teasers, words, rules })
 }
 
 /// The combiner's model file: the boosted trees, the columns they read and the threshold on
@@ -175,19 +180,21 @@ impl CombinerModel {
     /// probabilities they came from and whether they gave way.
     pub fn answer(&self, inputs: &CombinerInputs) -> CombinerAnswer {
         let probabilities = self.probabilities(inputs);
-        let own: Vec<Label> = probabilities
+        let mut own: Vec<Label> = probabilities
             .iter()
-            .zip(inputs.comments.iter().zip(&inputs.consent))
-            .map(
-                |(&p, (&comment, &consent))| {
-                    if p >= self.threshold && !comment && !consent {
-                        Label::Good
-                    } else {
-                        Label::Bad
-                    }
-                },
-            )
+            .enumerate()
+            .map(|(i, &p)| {
+                if p >= self.threshold && !inputs.comments[i] && !inputs.consent[i] {
+                    Label::Good
+                } else {
+                    Label::Bad
+                }
+            })
             .collect();
+        let teasers = inputs.teasers.beside_article(&inputs.words, &own);
+        for (label, _) in own.iter_mut().zip(&teasers).filter(|(_, &t)| t) {
+            *label = Label::Bad;
+        }
         let gave_way = gives_way(inputs, &own);
         let decisions = (0..own.len())
             .map(|i| {
@@ -197,6 +204,8 @@ impl CombinerModel {
                     BlockDecision::new(false, Stage::CommentSection)
                 } else if inputs.consent[i] {
                     BlockDecision::new(false, Stage::ConsentBox)
+                } else if teasers[i] {
+                    BlockDecision::new(false, Stage::TeaserList)
                 } else {
                     BlockDecision::new(own[i].is_good(), Stage::Combiner)
                 };
@@ -289,6 +298,7 @@ mod tests {
             stadynot: vec![Label::Bad; n],
             refined,
             features: vec![0.0; n * features::FEATURES],
+            teasers: Default::default(),
             comments,
             consent,
             words,

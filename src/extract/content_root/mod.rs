@@ -25,7 +25,10 @@
 //!    cookies (a dialog or a consent manager's own box, [`CONSENT_MANAGERS`], below `body` is
 //!    dropped even then: it draws over the page and never wraps it); an element marked only
 //!    by a cookie word ([`COOKIE_WORDS`]) that holds a heading and no form control is a
-//!    manual's section about cookies, not a box.
+//!    manual's section about cookies, not a box. Lists of other stories are told by their
+//!    structure ([`teasers`]: three or more sibling cards of one shape, each a headline link
+//!    to another page and a short excerpt) and dropped when an article lies beside them
+//!    ([`teasers::TeaserLists::beside_article`]); a page that is mostly such lists keeps them.
 //! 2. **Content root.** The deepest element holding at least [`ROOT_SHARE`] of the voted
 //!    words is the content root (readability's "top candidate", here scored by the vote
 //!    rather than by comma counts); it then climbs to its parent while at least
@@ -458,6 +461,11 @@ pub struct ContentRoot {
     /// Per block: in a comment thread recognised by its signatures below an article (part of
     /// rule 1, [`thread::thread_blocks`]).
     in_thread: Vec<bool>,
+    /// The page's teaser lists ([`teasers::TeaserLists`]).
+    in_cards: teasers::TeaserLists,
+    /// Per block: dropped by the rules as a card of a teaser list beside an article (set by
+    /// [`refine_with_root`]).
+    in_teasers: Vec<bool>,
     /// Per element: in a cookie-consent box (part of rule 1, [`ContentRoot::in_consent`]).
     in_consent: Vec<bool>,
     /// Per element: inside the root (rule 2).
@@ -472,6 +480,7 @@ impl ContentRoot {
         let mut index: HashMap<NodeId, usize> = HashMap::default();
         let mut nodes: Vec<NodeInfo> = Vec::new();
         let mut block_node = Vec::with_capacity(blocks.len());
+        let mut ids: Vec<NodeId> = Vec::new();
         let mut fresh: Vec<(NodeId, Option<&Element>)> = Vec::new();
         let mut voted_words = 0usize;
         let mut page_words = 0usize;
@@ -506,6 +515,7 @@ impl ContentRoot {
                 }
                 let depth = parent.map_or(0, |p| nodes[p].depth + 1);
                 nodes.push(NodeInfo { parent, voted_words: 0, words: 0, depth, hints });
+                ids.push(id);
                 index.insert(id, nodes.len() - 1);
                 parent = Some(nodes.len() - 1);
             }
@@ -542,6 +552,9 @@ impl ContentRoot {
             in_thread.iter_mut().for_each(|t| *t = false);
         }
         let in_consent = consent_boxes(&nodes, blocks, &block_node);
+        let parents: Vec<Option<usize>> = nodes.iter().map(|n| n.parent).collect();
+        let paths = teasers::Paths { parents: &parents, ids: &ids, block_node: &block_node };
+        let in_cards = teasers::TeaserLists::find(doc, blocks, &paths);
         let mut in_boilerplate = vec![false; nodes.len()];
         for (i, info) in nodes.iter().enumerate() {
             let parent = info.parent.is_some_and(|p| in_boilerplate[p]);
@@ -602,6 +615,8 @@ impl ContentRoot {
             in_boilerplate,
             in_comments,
             in_thread,
+            in_cards,
+            in_teasers: Vec::new(),
             in_consent,
             in_root,
             in_content,
@@ -626,6 +641,26 @@ impl ContentRoot {
     /// text (a page that is all comments, a thread, keeps them).
     pub fn in_comments(&self, i: usize) -> bool {
         self.flag(&self.in_comments, i) || self.in_thread.get(i).copied().unwrap_or(false)
+    }
+
+    /// True when block `i` sits in a card of a teaser list ([`teasers::teaser_blocks`]:
+    /// repeated cards of a headline link and an excerpt under one parent), whether or not an
+    /// article is beside the list ([`teasers::TeaserLists::beside_article`]).
+    pub fn in_teaser_card(&self, i: usize) -> bool {
+        self.in_cards.in_card(i)
+    }
+
+    /// The page's teaser lists, for [`teasers::TeaserLists::beside_article`] on other labels
+    /// than the rules'.
+    pub fn teaser_lists(&self) -> &teasers::TeaserLists {
+        &self.in_cards
+    }
+
+    /// True when the rules dropped block `i` as a card of a list of other stories beside the
+    /// article ([`ContentRoot::in_teaser_card`] on a page where [`teasers::TeaserLists::beside_article`]
+    /// holds for the rules' labels).
+    pub fn in_teasers(&self, i: usize) -> bool {
+        self.in_teasers.get(i).copied().unwrap_or(false)
     }
 
     /// True when block `i` sits in a cookie-consent box: an element marked so (a class/id word
@@ -733,17 +768,19 @@ pub fn refine(doc: &Document, blocks: &[Block], votes: &[u8]) -> Vec<Label> {
 /// [`refine`], and the content root it found.
 pub fn refine_with_root(doc: &Document, blocks: &[Block], votes: &[u8]) -> (Vec<Label>, ContentRoot) {
     let voted: Vec<bool> = votes.iter().map(|&v| v >= 2).collect();
-    let root = ContentRoot::find(doc, blocks, &voted);
-    let labels = root.labels(blocks, votes, &voted);
+    let mut root = ContentRoot::find(doc, blocks, &voted);
+    let (labels, teasers) = root.labels(blocks, votes, &voted);
+    root.in_teasers = teasers;
     (labels, root)
 }
 
 impl ContentRoot {
-    /// Rules 1–9 on the votes, with this root.
-    fn labels(&self, blocks: &[Block], votes: &[u8], voted: &[bool]) -> Vec<Label> {
+    /// Rules 1–9 on the votes, with this root, and the teaser cards they dropped.
+    fn labels(&self, blocks: &[Block], votes: &[u8], voted: &[bool]) -> (Vec<Label>, Vec<bool>) {
         let root = self;
+        let none = || vec![false; blocks.len()];
         if root.voted_words == 0 {
-            return root.marked_content_fallback(blocks);
+            return (root.marked_content_fallback(blocks), none());
         }
         let mut labels: Vec<Label> = blocks
             .iter()
@@ -764,15 +801,20 @@ impl ContentRoot {
                 }
             })
             .collect();
+        let words: Vec<usize> = blocks.iter().map(|b| b.words).collect();
+        let teasers = self.in_cards.beside_article(&words, &labels);
+        for (label, _) in labels.iter_mut().zip(&teasers).filter(|(_, &t)| t) {
+            *label = Label::Bad;
+        }
         tail::drop_tail_headings(blocks, &mut labels);
         tail::drop_detached_tail(blocks, &mut labels);
         tail::drop_link_lead_ins(blocks, &mut labels);
         tail::drop_detached_head(blocks, &mut labels);
         drop_link_lines(blocks, &mut labels);
         if labels.iter().all(|l| !l.is_good()) {
-            return root.marked_content_fallback(blocks);
+            return (root.marked_content_fallback(blocks), none());
         }
-        labels
+        (labels, teasers)
     }
 }
 
@@ -795,6 +837,7 @@ fn drop_link_lines(blocks: &[Block], labels: &mut [Label]) {
 
 mod decisions;
 mod tail;
+pub mod teasers;
 #[cfg(test)]
 mod tests;
 pub mod thread;
