@@ -72,7 +72,8 @@ impl<'a> RecordSource<'a> {
 }
 
 /// The corpus record of a page: its source, its extraction and page class, and the paragraphs
-/// Onion kept (`kept`: all of `ex`'s paragraphs where nothing is deduplicated). The crawl's,
+/// Onion kept (`kept`: [`PageExtraction::take_paragraphs`] of `ex`, all of its paragraphs where
+/// nothing is deduplicated). The crawl's,
 /// `extract --per-site`'s and `extract`'s records are built here alike.
 pub fn record_of(
     source: RecordSource<'_>,
@@ -83,7 +84,11 @@ pub fn record_of(
     // The language of what the record holds: Onion has dropped the paragraphs seen before
     // (a translated page's untranslated template lines among them).
     let text = join_paragraphs(&kept);
-    let lang = crate::extract::stoplist::document_language(&text);
+    let lang = match &ex.text_language {
+        // The text the extraction detected is the record's (`PageExtraction::take_paragraphs`).
+        Some(detected) => detected.document(),
+        None => crate::extract::stoplist::document_language(&text),
+    };
     let lang_code = lang.as_ref().map(|l| l.code.clone());
     Record {
         id: crate::model::record_id(source.final_url),
@@ -146,6 +151,6 @@ pub fn page_record(
     let class = classifier.page_class(&features);
     let model_use = ex.model_use;
     let trace = std::mem::take(&mut ex.trace);
-    let kept = std::mem::take(&mut ex.paragraphs);
+    let kept = ex.take_paragraphs(None);
     Ok(PageRecord { record: record_of(source, ex, Some(class), kept), model_use, trace })
 }

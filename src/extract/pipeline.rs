@@ -23,7 +23,7 @@ pub use crate::extract::model_rules::{
 use crate::extract::model_rules::{dropped_like_kept, stretch_rules, without_static_noise};
 use crate::extract::stadynot::{self, StaDyNoT, StaDyNoTParams};
 use crate::extract::stoplist::{
-    dominant_language, language_sample, own_page_stoplist, page_stoplist, stoplist_for, Stoplist,
+    dominant_language, language_sample, own_page_stoplist, page_stoplist, stoplist_for, Stoplist, TextLanguage,
 };
 use crate::extract::trace::{PageTrace, Stage, StretchTrace};
 use crate::extract::tree_filter::TreeFilterParams;
@@ -105,6 +105,11 @@ pub struct PageExtraction {
     pub headline: Option<String>,
     /// Kept paragraphs of the main content, in page order (the headline apart).
     pub paragraphs: Vec<Paragraph>,
+    /// The language of `paragraphs` joined as a record's text, where the extraction detected
+    /// it to choose the stoplist (the page's language set in the configuration, or a page
+    /// labelled again in another language, leave it `None`): a record that holds every
+    /// paragraph takes its language from here ([`crate::crawl::record::record_of`]).
+    pub text_language: Option<TextLanguage>,
     /// With [`ExtractSettings::comments`] and the default extractor: the blocks of the page's
     /// comment section below the article (the combiner's comment flags, rule 1 of
     /// [`content_root`]) with link density below 0.5, joined by blank lines; `None` when
@@ -128,6 +133,20 @@ pub struct PageExtraction {
 }
 
 impl PageExtraction {
+    /// Take the paragraphs a record holds: all of them (`kept` `None`), or those `kept` marks
+    /// (one flag per paragraph: Onion's [`crate::dedup::DedupOutcome::kept_mask`]). When some
+    /// are left out, `text_language` no longer describes the record's text and is cleared.
+    pub fn take_paragraphs(&mut self, kept: Option<&[bool]>) -> Vec<Paragraph> {
+        let paragraphs = std::mem::take(&mut self.paragraphs);
+        match kept {
+            Some(mask) if mask.iter().any(|k| !k) => {
+                self.text_language = None;
+                paragraphs.into_iter().zip(mask).filter(|&(_, &k)| k).map(|(p, _)| p).collect()
+            }
+            _ => paragraphs,
+        }
+    }
+
     /// True when some kept paragraph is not a heading. A page whose main text is headings
     /// alone (a title over an empty stub, an archive page's date line) makes no corpus record:
     /// the crawl and `extract --per-site` count it as `no_main_text`, while `extract` and
@@ -204,7 +223,7 @@ pub fn extract_document(
     model: Option<SiteModel<'_>>,
     settings: &ExtractSettings,
 ) -> Result<PageExtraction, ExtractError> {
-    let PageLabels { labels, stoplist, model_use, model_share, combiner, trace, .. } =
+    let PageLabels { labels, stoplist, model_use, model_share, combiner, trace, text_language, .. } =
         page_labels(doc, blocks, kind, model, settings)?;
     let comments = combiner.filter(|_| settings.comments).and_then(|answer| {
         let texts: Vec<&str> = (0..blocks.len())
@@ -234,6 +253,7 @@ pub fn extract_document(
         model_generation: model.map(|m| m.generation),
         model_share,
         trace,
+        text_language,
     })
 }
 
@@ -253,6 +273,9 @@ pub struct PageLabels {
     pub trace: PageTrace,
     /// See [`DefaultLabels::host_features`].
     pub host_features: Option<Vec<f32>>,
+    /// The language of the kept paragraphs ([`PageExtraction::text_language`]), where it was
+    /// detected to choose the stoplist.
+    pub text_language: Option<TextLanguage>,
 }
 
 /// The labels of [`extract_document`]: `blocks` of `doc` labelled by extractor `kind`, with
@@ -273,20 +296,39 @@ pub fn page_labels(
     // The main text's own language decides: when it is reliably another than the stoplist's
     // (a Russian article under an English menu, a Japanese page whose sample held English
     // navigation), the page is labelled again once with the stoplist of that language.
+    // The kept text as the record will hold it (the headline apart) is detected once: for the
+    // stoplist here and for the record's language (`PageExtraction::text_language`).
+    let mut text_language = None;
     if settings.language.as_deref().is_none_or(|l| l.trim().is_empty() || l.eq_ignore_ascii_case("auto")) {
+        let whole = TextLanguage::of_paragraphs(paragraph_texts(doc, blocks, &labelled.labels));
         let kept = blocks.iter().zip(&labelled.labels).filter(|(_, l)| l.is_good()).map(|(b, _)| b.text.as_str());
-        if let Some(language) =
-            dominant_language(kept, stoplist.language.as_deref()).filter(|l| *l != stoplist.language.as_deref())
+        match dominant_language(kept, stoplist.language.as_deref(), &whole)
+            .filter(|l| *l != stoplist.language.as_deref())
         {
-            stoplist = stoplist_for(Some(language.unwrap_or("none")), "");
-            labelled = label_blocks(doc, blocks, kind, model, settings, &stoplist)?;
+            Some(language) => {
+                stoplist = stoplist_for(Some(language.unwrap_or("none")), "");
+                labelled = label_blocks(doc, blocks, kind, model, settings, &stoplist)?;
+            }
+            None => text_language = Some(whole),
         }
     }
     let DefaultLabels { labels, model_use, model_share, combiner, trace, host_features } = labelled;
     if labels.len() != blocks.len() {
         return Err(ExtractError::LabelCount { extractor: kind.name(), labels: labels.len(), blocks: blocks.len() });
     }
-    Ok(PageLabels { labels, stoplist, model_use, model_share, combiner, trace, host_features })
+    Ok(PageLabels { labels, stoplist, model_use, model_share, combiner, trace, host_features, text_language })
+}
+
+/// The texts of the paragraphs `labels` keep, the headline apart ([`extract_document`]'s
+/// paragraphs), in page order.
+fn paragraph_texts<'a>(doc: &Document, blocks: &'a [Block], labels: &'a [Label]) -> impl Iterator<Item = &'a str> {
+    let headline = headline::headline_block(doc, blocks, labels);
+    blocks
+        .iter()
+        .zip(labels)
+        .enumerate()
+        .filter(move |&(i, (_, l))| l.is_good() && Some(i) != headline)
+        .map(|(_, (b, _))| b.text.as_str())
 }
 
 /// The labels of `blocks` by extractor `kind` with `stoplist`, how the model took part, the

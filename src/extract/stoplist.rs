@@ -283,30 +283,28 @@ pub fn reliable_language(text: &str) -> Option<Option<&'static str>> {
 /// block is reliable.
 ///
 /// `expected` is the language the page was labelled with (a stoplist name; `None` for the
-/// language-independent mode). The same 16 KiB are first detected as one text: when that
-/// reliably names `expected`, it is the answer and the per-block vote (one detection per block,
-/// most of a page's detection time) is skipped; the vote runs where the text as a whole is
-/// another language or not reliable, which is where pages mix languages.
+/// language-independent mode) and `whole` the detection of the page's kept text as one
+/// ([`TextLanguage::of_paragraphs`], the record's own language): when that reliably names
+/// `expected`, it is the answer and the per-block vote (one detection per block) is skipped;
+/// the vote runs where the text as a whole is another language or not reliable, which is
+/// where pages mix languages.
 pub fn dominant_language<'a>(
     blocks: impl Iterator<Item = &'a str>,
     expected: Option<&str>,
+    whole: &TextLanguage,
 ) -> Option<Option<&'static str>> {
-    let mut texts = Vec::new();
+    if let Some(language) = whole.reliable() {
+        if language == expected {
+            return Some(language);
+        }
+    }
+    let mut votes: Vec<(Option<&'static str>, usize)> = Vec::new();
     let mut read = 0;
     for text in blocks.filter(|t| t.len() >= SAMPLE_BLOCK_MIN_BYTES) {
         if read >= DETECT_SAMPLE_BYTES {
             break;
         }
         read += text.len();
-        texts.push(text);
-    }
-    if let Some(whole) = reliable_language(&texts.join(" ")) {
-        if whole == expected {
-            return Some(whole);
-        }
-    }
-    let mut votes: Vec<(Option<&'static str>, usize)> = Vec::new();
-    for text in texts {
         if let Some(language) = reliable_language(text) {
             match votes.iter_mut().find(|(l, _)| *l == language) {
                 Some((_, n)) => *n += text.len(),
@@ -315,6 +313,65 @@ pub fn dominant_language<'a>(
         }
     }
     votes.into_iter().max_by_key(|(_, n)| *n).map(|(l, _)| l)
+}
+
+/// What `whatlang` detects in the first [`DOCUMENT_SAMPLE_BYTES`] of a text (a page's kept
+/// paragraphs joined by blank lines, as a record's text is): one detection that gives both the
+/// record's language ([`TextLanguage::document`]) and, when reliable, the stoplist of the main
+/// text's language ([`TextLanguage::reliable`], [`dominant_language`]).
+#[derive(Debug, Clone)]
+pub struct TextLanguage {
+    /// The language, whether whatlang deems it reliable, and its confidence (0–1).
+    info: Option<(whatlang::Lang, bool, f64)>,
+}
+
+impl TextLanguage {
+    /// The detection of `text`'s first [`DOCUMENT_SAMPLE_BYTES`].
+    pub fn of(text: &str) -> TextLanguage {
+        let info = whatlang::detect(head(text, DOCUMENT_SAMPLE_BYTES));
+        TextLanguage { info: info.map(|i| (i.lang(), i.is_reliable(), i.confidence())) }
+    }
+
+    /// [`TextLanguage::of`] the texts joined by blank lines (a record's text from its
+    /// paragraphs, [`crate::model::join_paragraphs`]), reading no more of them than the sample
+    /// needs.
+    pub fn of_paragraphs<'a>(texts: impl Iterator<Item = &'a str>) -> TextLanguage {
+        let mut joined = String::with_capacity(DOCUMENT_SAMPLE_BYTES + 256);
+        for (i, text) in texts.enumerate() {
+            if joined.len() >= DOCUMENT_SAMPLE_BYTES {
+                break;
+            }
+            if i > 0 {
+                joined.push_str("\n\n");
+            }
+            joined.push_str(text);
+        }
+        TextLanguage::of(&joined)
+    }
+
+    /// The stoplist of the language when the detection is reliable (whatlang's own
+    /// `is_reliable`): `Some(Some(name))`, `Some(None)` for a language without a stoplist,
+    /// `None` when not reliable.
+    pub fn reliable(&self) -> Option<Option<&'static str>> {
+        let (lang, _, _) = self.info.filter(|(_, reliable, _)| *reliable)?;
+        let code = lang.code();
+        Some(STOPLISTS.iter().find(|e| e.iso3 == code).map(|e| e.name))
+    }
+
+    /// The language as a record gives it ([`document_language`]).
+    pub fn document(&self) -> Option<DocumentLanguage> {
+        let (lang, _, confidence) = self.info?;
+        let iso3 = lang.code();
+        let code = match iso3 {
+            // Macrolanguage members whatlang names by their own 639-3 code.
+            "cmn" => "zh".to_string(),
+            "pes" => "fa".to_string(),
+            _ => isolang::Language::from_639_3(iso3)
+                .and_then(|l| l.to_639_1())
+                .map_or_else(|| iso3.to_string(), str::to_string),
+        };
+        Some(DocumentLanguage { code, score: confidence as f32 })
+    }
 }
 
 /// Bytes of a record's text that its language is detected from.
@@ -333,17 +390,7 @@ pub struct DocumentLanguage {
 /// The language of `text` (a record's main text), `None` when `whatlang` finds none (no
 /// letters, or too little text).
 pub fn document_language(text: &str) -> Option<DocumentLanguage> {
-    let info = whatlang::detect(head(text, DOCUMENT_SAMPLE_BYTES))?;
-    let iso3 = info.lang().code();
-    let code = match iso3 {
-        // Macrolanguage members whatlang names by their own 639-3 code.
-        "cmn" => "zh".to_string(),
-        "pes" => "fa".to_string(),
-        _ => isolang::Language::from_639_3(iso3)
-            .and_then(|l| l.to_639_1())
-            .map_or_else(|| iso3.to_string(), str::to_string),
-    };
-    Some(DocumentLanguage { code, score: info.confidence() as f32 })
+    TextLanguage::of(text).document()
 }
 
 /// The first `max` bytes of `text`, cut back to a character boundary.
@@ -456,13 +503,35 @@ mod tests {
             "Если что-то пошло не так, сообщения об ошибках можно найти в журнале сеанса.",
         ];
         let page = || menu.iter().chain(&russian).copied();
+        let dominant = |blocks: &[&str], expected| {
+            dominant_language(blocks.iter().copied(), expected, &TextLanguage::of_paragraphs(blocks.iter().copied()))
+        };
+        let all: Vec<&str> = page().collect();
         // Labelled with the English stoplist of its menu: the vote finds the Russian text.
-        assert_eq!(dominant_language(page(), Some("English")), Some(Some("Russian")));
-        assert_eq!(dominant_language(page(), Some("Russian")), Some(Some("Russian")));
-        assert_eq!(dominant_language(page(), None), Some(Some("Russian")));
-        assert_eq!(dominant_language(menu.iter().copied(), Some("Russian")), Some(Some("English")));
+        assert_eq!(dominant(&all, Some("English")), Some(Some("Russian")));
+        assert_eq!(dominant(&all, Some("Russian")), Some(Some("Russian")));
+        assert_eq!(dominant(&all, None), Some(Some("Russian")));
+        assert_eq!(dominant(&menu, Some("Russian")), Some(Some("English")));
         // Blocks under 40 bytes do not vote; nothing reliable is None.
-        assert_eq!(dominant_language(["Вход", "Home"].into_iter(), Some("English")), None);
+        assert_eq!(dominant(&["Вход", "Home"], Some("English")), None);
+        // A whole text that reliably names the expected language answers without the vote,
+        // even where the blocks would vote otherwise.
+        let english = TextLanguage::of(&menu.join(" "));
+        assert_eq!(dominant_language(page(), Some("English"), &english), Some(Some("English")));
+    }
+
+    /// One detection of the kept paragraphs gives the record's language: the same as
+    /// `document_language` of the joined text, however long the paragraphs.
+    #[test]
+    fn a_text_is_detected_once_for_the_stoplist_and_the_record() {
+        let long =
+            "Это руководство описывает, как настроить оконный менеджер и как писать собственные виджеты. ".repeat(40);
+        let paragraphs = ["Заголовок раздела", long.as_str(), "Второй абзац текста, который уже не читается."];
+        let once = TextLanguage::of_paragraphs(paragraphs.iter().copied());
+        assert_eq!(once.document(), document_language(&paragraphs.join("\n\n")));
+        assert_eq!(once.document().map(|d| d.code), Some("ru".to_string()));
+        assert_eq!(once.reliable(), Some(Some("Russian")));
+        assert_eq!(TextLanguage::of_paragraphs(std::iter::empty()).document(), None);
     }
 
     #[test]

@@ -97,7 +97,7 @@ impl Committer {
             warc_file: warc.map(|w| w.file.clone()),
             warc_offset: warc.map(|w| w.offset),
         };
-        let kept = outcome.keep(std::mem::take(&mut ex.paragraphs));
+        let kept = ex.take_paragraphs(Some(&outcome.kept_mask));
         let record = record_of(source, ex, class, kept);
         if !self.crawl.keeps_language(record.lang.as_deref()) {
             self.discard(host, Discard::WrongLanguage);

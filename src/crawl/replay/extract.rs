@@ -203,7 +203,7 @@ impl<'a> Writer<'a> {
         }
         let new_hashes = std::mem::take(&mut outcome.new_hashes);
         let name = self.paths[file].file_name().map(|n| n.to_string_lossy().into_owned());
-        let kept = outcome.keep(std::mem::take(&mut ex.paragraphs));
+        let kept = ex.take_paragraphs(Some(&outcome.kept_mask));
         let record = record_of(RecordSource::warc_page(&page, &host, name), ex, class, kept);
         if !self.cfg.crawl.keeps_language(record.lang.as_deref()) {
             return skip("wrong_language");
