@@ -108,6 +108,9 @@ pub async fn run_with<M: CrawlMode>(opts: CrawlOptions, mut mode: M) -> Result<C
 
     // 3. The mode's tasks, the committer and the workers.
     let (work_tx, work_rx) = crossbeam_channel::bounded(cfg.crawl.queue_pages);
+    // Learn and drain jobs have their own queue, which the workers read first: a host's
+    // learning never waits behind the page jobs of hosts that have learned.
+    let (jobs_tx, jobs_rx) = crossbeam_channel::unbounded();
     let (results_tx, results_rx) = crossbeam_channel::bounded(RESULTS_QUEUE);
     let (direct_tx, direct_rx) = crossbeam_channel::unbounded();
     let (events_tx, events_rx) = tokio::sync::mpsc::unbounded_channel();
@@ -124,7 +127,7 @@ pub async fn run_with<M: CrawlMode>(opts: CrawlOptions, mut mode: M) -> Result<C
     let log_path = cfg.crawl.state_dir.join("onion.log");
     let sink = CorpusSink::open(&cfg.dedup, format, writer, warc, &log_path, state.hash_log_len()?)?;
     let committer =
-        Committer::open(cfg.clone(), state.clone(), sink, work_tx.clone(), events_tx.clone(), stop.clone(), frontier)?;
+        Committer::open(cfg.clone(), state.clone(), sink, jobs_tx, events_tx.clone(), stop.clone(), frontier)?;
     let committer = std::thread::Builder::new()
         .name("webcorpus-committer".into())
         .spawn(move || {
@@ -146,7 +149,7 @@ pub async fn run_with<M: CrawlMode>(opts: CrawlOptions, mut mode: M) -> Result<C
         max_links_per_page: cfg.crawl.max_links_per_page,
         stop: stop.clone(),
     };
-    let workers = spawn_workers(cfg.crawl.worker_threads(), Arc::new(ctx), work_rx, results_tx);
+    let workers = spawn_workers(cfg.crawl.worker_threads(), Arc::new(ctx), work_rx, jobs_rx, results_tx);
 
     // 4. Dispatch.
     let dispatch_cfg = DispatchConfig {

@@ -1,8 +1,9 @@
 //! The worker pool: the crawl's CPU work off the async runtime (ARCHITECTURE.md, "The crawl
-//! engine"). `n` threads take [`WorkItem`]s from one bounded queue — fetched pages (decode,
-//! parse once, links, then extract + classify or keep for the sample), learn jobs (GoldMiner
-//! and StaDyNoT from a host's sample, GoldMiner §III.A, StaDyNoT §3) and drain jobs (the pages
-//! that waited for a model) — and send [`CommitMsg`]s to the committer. A full queue is
+//! engine"). `n` threads take [`WorkItem`]s from a bounded queue of fetched pages (decode,
+//! parse once, links, then extract + classify or keep for the sample) and, first whenever it
+//! holds any, from the committer's queue of learn jobs (GoldMiner and StaDyNoT from a host's
+//! sample, GoldMiner §III.A, StaDyNoT §3) and drain jobs (the pages that waited for a model),
+//! and send [`CommitMsg`]s to the committer. A full queue is
 //! back-pressure on dispatch; a panic on one page is that page's discard, never a dead worker.
 
 use crate::classify::{PageClass, PageClassifier};
@@ -60,26 +61,30 @@ pub struct WorkerContext {
 /// queue holds new requests back, and a pool that falls behind is what fills it.
 pub const SPARE_QUEUE_SHARE: f64 = 0.75;
 
-/// Start `n` workers on `queue`, sending to `commit`. They end when every sender of `queue`
+/// Start `n` workers on `queue` (fetched pages) and `jobs` (learn and drain jobs, taken
+/// first whenever both hold work), sending to `commit`. They end when every sender of both
 /// is dropped.
 pub fn spawn_workers(
     n: usize,
     ctx: Arc<WorkerContext>,
     queue: Receiver<WorkItem>,
+    jobs: Receiver<WorkItem>,
     commit: Sender<CommitMsg>,
 ) -> Vec<JoinHandle<()>> {
     (0..n.max(1))
         .map(|i| {
-            let (ctx, queue, commit) = (ctx.clone(), queue.clone(), commit.clone());
+            let (ctx, queue, jobs, commit) = (ctx.clone(), queue.clone(), jobs.clone(), commit.clone());
             std::thread::Builder::new()
                 .name(format!("webcorpus-worker-{i}"))
                 .spawn(move || {
-                    for item in queue.iter() {
+                    let mut next = NextItem { queue: Some(queue), jobs: Some(jobs) };
+                    while let Some(item) = next.take() {
                         // The pool keeps up (the queue is not near the back-pressure that
                         // holds requests back, [`SPARE_QUEUE_SHARE`]): this item may spend
                         // spare CPU.
-                        let spare =
-                            queue.capacity().is_none_or(|c| (queue.len() as f64) < SPARE_QUEUE_SHARE * c as f64);
+                        let spare = next.queue.as_ref().is_none_or(|q| {
+                            q.capacity().is_none_or(|c| (q.len() as f64) < SPARE_QUEUE_SHARE * c as f64)
+                        });
                         if commit.send(work(&ctx, item, spare, &commit)).is_err() {
                             break;
                         }
@@ -88,6 +93,41 @@ pub fn spawn_workers(
                 .expect("spawn worker thread")
         })
         .collect()
+}
+
+/// A worker's two queues: `jobs` before `queue` whenever both hold an item; a queue whose
+/// senders are all gone is `None`.
+struct NextItem {
+    queue: Option<Receiver<WorkItem>>,
+    jobs: Option<Receiver<WorkItem>>,
+}
+
+impl NextItem {
+    /// The next item, waiting for one; `None` once both queues are closed and empty.
+    fn take(&mut self) -> Option<WorkItem> {
+        loop {
+            match (&self.jobs, &self.queue) {
+                (Some(jobs), Some(queue)) => crossbeam_channel::select_biased! {
+                    recv(jobs) -> item => match item {
+                        Ok(item) => return Some(item),
+                        Err(_) => self.jobs = None,
+                    },
+                    recv(queue) -> item => match item {
+                        Ok(item) => return Some(item),
+                        Err(_) => self.queue = None,
+                    },
+                },
+                (Some(only), None) | (None, Some(only)) => match only.recv() {
+                    Ok(item) => return Some(item),
+                    Err(_) => {
+                        self.jobs = None;
+                        self.queue = None;
+                    }
+                },
+                (None, None) => return None,
+            }
+        }
+    }
 }
 
 /// Do one item; drain jobs send all but their last message through `commit` themselves.
@@ -339,5 +379,47 @@ fn drain(ctx: &WorkerContext, host: String, model: Option<Arc<DomainModel>>, com
         if final_window {
             return last();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn learn(host: &str) -> WorkItem {
+        WorkItem::Learn { host: host.to_string(), generation: 0 }
+    }
+
+    fn drain(host: &str) -> WorkItem {
+        WorkItem::Drain { host: host.to_string(), model: None }
+    }
+
+    fn host(item: &WorkItem) -> String {
+        match item {
+            WorkItem::Learn { host, .. } | WorkItem::Drain { host, .. } | WorkItem::Page { host, .. } => host.clone(),
+        }
+    }
+
+    /// Jobs go first whenever both queues hold items, each queue keeps its order, and a worker
+    /// reads on from the other queue when one closes; it stops once both are closed and empty.
+    #[test]
+    fn jobs_are_taken_before_queued_items_and_both_queues_drain() {
+        let (queue_tx, queue) = crossbeam_channel::bounded(4);
+        let (jobs_tx, jobs) = crossbeam_channel::unbounded();
+        // Drain jobs stand in for the page items of the bounded queue: the order is the point.
+        queue_tx.send(drain("page-1")).unwrap();
+        queue_tx.send(drain("page-2")).unwrap();
+        jobs_tx.send(learn("job-1")).unwrap();
+        jobs_tx.send(learn("job-2")).unwrap();
+        let mut next = NextItem { queue: Some(queue), jobs: Some(jobs) };
+        let first: Vec<String> = (0..3).filter_map(|_| next.take()).map(|i| host(&i)).collect();
+        assert_eq!(first, ["job-1", "job-2", "page-1"]);
+        drop(jobs_tx);
+        queue_tx.send(drain("page-3")).unwrap();
+        assert_eq!(next.take().map(|i| host(&i)).as_deref(), Some("page-2"));
+        assert_eq!(next.take().map(|i| host(&i)).as_deref(), Some("page-3"));
+        assert!(next.jobs.is_none(), "the closed job queue is let go");
+        drop(queue_tx);
+        assert!(next.take().is_none());
     }
 }
