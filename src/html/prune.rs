@@ -21,7 +21,9 @@
 //! SVG elements (nested ones counted): an unclosed one ends at the next HTML tag, which only
 //! the parser knows. `<plaintext>` ends the scan. An unclosed `<title>` (truncated or broken
 //! pages: 7 of the L3S-GN1 news pages) would make the rest of the page its text, so that
-//! html5ever sees an empty body; it is closed at its first line break or tag instead.
+//! html5ever sees an empty body; it is closed at its first line break or tag instead. For the
+//! same reason a `<script>` or `<style>` start tag whose quoted attribute value runs past the
+//! element's own end tag (an unclosed quote) becomes an empty element that ends there.
 
 use std::borrow::Cow;
 
@@ -69,6 +71,22 @@ pub fn prune(html: &str) -> Pruned<'_> {
                 if !strip && !copy_through {
                     pos = tag_end;
                     continue;
+                }
+                if strip && !name.eq_ignore_ascii_case("svg") {
+                    // A quoted attribute value that runs past the element's own end tag is an
+                    // unclosed quote (`<script src="/a.js>...</script>`): the tokenizer would
+                    // read the page after it as the tag and the script, up to some later
+                    // `</script>`. The element ends at its first end tag instead, as an empty one.
+                    if let Some(close) = end_tag(html, name_end, name).filter(|&close| close < tag_end) {
+                        let buf = out.get_or_insert_with(|| String::with_capacity(html.len()));
+                        buf.push_str(&html[copied..lt]);
+                        buf.push('<');
+                        buf.push_str(name);
+                        buf.push('>');
+                        copied = close;
+                        pos = close;
+                        continue;
+                    }
                 }
                 let close = if name.eq_ignore_ascii_case("svg") {
                     match svg_end_tag(html, tag_end) {
@@ -361,6 +379,26 @@ mod tests {
         assert_eq!(strip_raw_text(html), "<div><svg><use href='#i'/></div><p>after</p><svg></svg>");
         let html = "<a href=x><svg><path/></a><p>after</p></svg>";
         assert_eq!(strip_raw_text(html), html);
+    }
+
+    /// An unclosed quote in a script's start tag (L3S-GN1's indiafm.com page: `src="/te.` runs
+    /// into the script's code and on through a second script) makes the script end at its own
+    /// end tag, an empty element, and the page's text stays text.
+    #[test]
+    fn an_unclosed_quote_in_a_scripts_start_tag_ends_it_at_its_end_tag() {
+        let html = "<head><script type=\"text/javascript\" src=\"/te.x='y';\n}\n//-->\n</script>\n\
+                    <script>var a = \"none\";</script></head><body><p>The article text.</p>\
+                    <script>f();</script></body>";
+        let pruned = strip_raw_text(html);
+        assert_eq!(
+            pruned,
+            "<head><script></script>\n<script></script></head><body><p>The article text.</p><script></script></body>"
+        );
+        let doc = crate::html::Document::parse(html);
+        assert!(crate::html::segment(&doc).iter().any(|b| b.text == "The article text."));
+        // A quote closed inside the tag is no unclosed one, whatever comes after it.
+        let html = "<script src=\"a>b.js\">x()</script><p>y</p>";
+        assert_eq!(strip_raw_text(html), "<script src=\"a>b.js\"></script><p>y</p>");
     }
 
     #[test]
