@@ -77,7 +77,9 @@ pub fn prune(html: &str) -> Pruned<'_> {
                     // unclosed quote (`<script src="/a.js>...</script>`): the tokenizer would
                     // read the page after it as the tag and the script, up to some later
                     // `</script>`. The element ends at its first end tag instead, as an empty one.
-                    if let Some(close) = end_tag(html, name_end, name).filter(|&close| close < tag_end) {
+                    let inside_tag = html[name_end..tag_end].contains("</");
+                    let close = if inside_tag { end_tag(html, name_end, name) } else { None };
+                    if let Some(close) = close.filter(|&close| close < tag_end) {
                         let buf = out.get_or_insert_with(|| String::with_capacity(html.len()));
                         buf.push_str(&html[copied..lt]);
                         buf.push('<');
