@@ -375,7 +375,7 @@ impl TextLanguage {
 }
 
 /// Bytes of a record's text that its language is detected from.
-const DOCUMENT_SAMPLE_BYTES: usize = 2 * 1024;
+pub const DOCUMENT_SAMPLE_BYTES: usize = 2 * 1024;
 
 /// A document's language as `whatlang` detects it from its first 2 KiB of text.
 #[derive(Debug, Clone, PartialEq)]

@@ -687,67 +687,6 @@ impl ContentRoot {
     }
 }
 
-impl ContentRoot {
-    /// Rule 6 labels: the page's own main-content element when the vote kept nothing.
-    /// Among the [`is_content_element`] elements outside boilerplate and consent boxes, the
-    /// deepest one holding at least [`ROOT_SHARE`] of the most text words any of them holds
-    /// (text words: blocks outside boilerplate and consent boxes with link density below
-    /// [`MAX_LENIENT_LINK_DENSITY`]); its text blocks are kept when they hold
-    /// [`FALLBACK_PARAGRAPHS`] paragraphs of [`FALLBACK_CHARS`] characters. All Bad otherwise,
-    /// or when the page marks no content element with text.
-    pub fn marked_content_fallback(&self, blocks: &[Block]) -> Vec<Label> {
-        let text = |i: usize, b: &Block| {
-            !self.in_boilerplate(i) && !self.in_consent(i) && b.link_density() < MAX_LENIENT_LINK_DENSITY
-        };
-        let mut words = vec![0usize; self.nodes.len()];
-        for (i, block) in blocks.iter().enumerate() {
-            if let Some(w) = self.block_node.get(i).and_then(|&n| words.get_mut(n)) {
-                if text(i, block) {
-                    *w += block.words;
-                }
-            }
-        }
-        for i in (0..self.nodes.len()).rev() {
-            if let Some(p) = self.nodes[i].parent {
-                words[p] += words[i];
-            }
-        }
-        let candidates = || {
-            (0..self.nodes.len())
-                .filter(|&i| self.nodes[i].hints.content && !self.in_boilerplate[i] && !self.in_consent[i])
-        };
-        let most = candidates().map(|i| words[i]).max().unwrap_or(0);
-        let Some(pick) = candidates()
-            .filter(|&i| most > 0 && words[i] as f64 >= ROOT_SHARE * most as f64)
-            .max_by_key(|&i| self.nodes[i].depth)
-        else {
-            return vec![Label::Bad; blocks.len()];
-        };
-        let mut inside = vec![false; self.nodes.len()];
-        for i in 0..self.nodes.len() {
-            inside[i] = i == pick || self.nodes[i].parent.is_some_and(|p| inside[p]);
-        }
-        let labels: Vec<Label> = blocks
-            .iter()
-            .enumerate()
-            .map(|(i, block)| if text(i, block) && self.flag(&inside, i) { Label::Good } else { Label::Bad })
-            .collect();
-        // Running text, not a title, a teaser or a directory table: paragraphs outside lists
-        // and tables.
-        let prose: Vec<&Block> = blocks
-            .iter()
-            .zip(&labels)
-            .filter(|(b, l)| l.is_good() && !b.heading && !tail::in_list_or_table(b))
-            .map(|(b, _)| b)
-            .collect();
-        if prose.len() >= FALLBACK_PARAGRAPHS && prose.iter().map(|b| b.chars).sum::<usize>() >= FALLBACK_CHARS {
-            labels
-        } else {
-            vec![Label::Bad; blocks.len()]
-        }
-    }
-}
-
 /// Add every element's voted words to its parent's (children come after parents).
 fn sum_up(nodes: &mut [NodeInfo]) {
     for i in (0..nodes.len()).rev() {
@@ -810,7 +749,7 @@ impl ContentRoot {
         tail::drop_detached_tail(blocks, &mut labels);
         tail::drop_link_lead_ins(blocks, &mut labels);
         tail::drop_detached_head(blocks, &mut labels);
-        drop_link_lines(blocks, &mut labels);
+        tail::drop_link_lines(blocks, &mut labels);
         if labels.iter().all(|l| !l.is_good()) {
             return (root.marked_content_fallback(blocks), none());
         }
@@ -818,24 +757,8 @@ impl ContentRoot {
     }
 }
 
-/// Rule 9: kept blocks that are mostly link text (link density at least
-/// [`MAX_LINK_LINE_DENSITY`]; headings aside) are dropped, unless they hold
-/// [`LINK_LINE_SHARE`] of the kept words or more.
-fn drop_link_lines(blocks: &[Block], labels: &mut [Label]) {
-    let link_line = |b: &Block| !b.heading && b.link_density() >= MAX_LINK_LINE_DENSITY;
-    let kept = || blocks.iter().zip(labels.iter()).filter(|(_, l)| l.is_good()).map(|(b, _)| b);
-    let kept_words: usize = kept().map(|b| b.words).sum();
-    let link_words: usize = kept().filter(|b| link_line(b)).map(|b| b.words).sum();
-    if (link_words as f64) < LINK_LINE_SHARE * kept_words as f64 {
-        for (block, label) in blocks.iter().zip(labels.iter_mut()) {
-            if link_line(block) {
-                *label = Label::Bad;
-            }
-        }
-    }
-}
-
 mod decisions;
+mod fallback;
 mod tail;
 pub mod teasers;
 #[cfg(test)]

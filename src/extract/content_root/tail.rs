@@ -1,9 +1,12 @@
-//! The article's edges (rules 4, 5, 7 and 8 of [`super::refine`]): after the last kept
+//! The article's edges (rules 4, 5, 7, 8 and 9 of [`super::refine`]): after the last kept
 //! paragraph of running text, trailing headings and short lines cut off by boilerplate are
-//! dropped; so are short lines that only introduce a dropped link list, and short lines
-//! before the text that boilerplate cuts off from it.
+//! dropped; so are short lines that only introduce a dropped link list, short lines before the
+//! text that boilerplate cuts off from it, and lines of link text.
 
-use super::{DETACHED_TAIL_WORDS, HEAD_WORDS, LEAD_IN_WORDS, MAX_LENIENT_LINK_DENSITY, TAIL_TEXT_WORDS};
+use super::{
+    DETACHED_TAIL_WORDS, HEAD_WORDS, LEAD_IN_WORDS, LINK_LINE_SHARE, MAX_LENIENT_LINK_DENSITY, MAX_LINK_LINE_DENSITY,
+    TAIL_TEXT_WORDS,
+};
 use crate::model::{Block, Label, ParagraphKind};
 
 /// Rule 5: past the article's end (the last kept non-heading block of at least
@@ -106,6 +109,23 @@ pub(super) fn drop_detached_head(blocks: &[Block], labels: &mut [Label]) {
             && !in_list_or_table(block)
         {
             labels[i] = Label::Bad;
+        }
+    }
+}
+
+/// Rule 9: kept blocks that are mostly link text (link density at least
+/// [`MAX_LINK_LINE_DENSITY`]; headings aside) are dropped, unless they hold
+/// [`LINK_LINE_SHARE`] of the kept words or more.
+pub(super) fn drop_link_lines(blocks: &[Block], labels: &mut [Label]) {
+    let link_line = |b: &Block| !b.heading && b.link_density() >= MAX_LINK_LINE_DENSITY;
+    let kept = || blocks.iter().zip(labels.iter()).filter(|(_, l)| l.is_good()).map(|(b, _)| b);
+    let kept_words: usize = kept().map(|b| b.words).sum();
+    let link_words: usize = kept().filter(|b| link_line(b)).map(|b| b.words).sum();
+    if (link_words as f64) < LINK_LINE_SHARE * kept_words as f64 {
+        for (block, label) in blocks.iter().zip(labels.iter_mut()) {
+            if link_line(block) {
+                *label = Label::Bad;
+            }
         }
     }
 }

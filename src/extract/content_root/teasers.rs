@@ -42,7 +42,7 @@ pub struct Paths<'a> {
 }
 
 /// The kept text outside the lists must hold this many times the kept words inside them for
-/// the lists to be boilerplate beside an article ([`beside_article`]).
+/// the lists to be boilerplate beside an article ([`TeaserLists::beside_article`]).
 pub const ARTICLE_SHARE: f64 = 2.0;
 
 /// What one element holds, summed over its blocks.
@@ -123,7 +123,7 @@ fn is_excerpt(block: &Block) -> bool {
 /// [`MIN_CARDS`] or more cards of one shape (tag name and class attribute) among the children
 /// of one element, and at least [`MIN_CARD_SHARE`] of its children of that shape; table rows
 /// and cells ([`TABLE_ROWS`]) are no cards. Whether the list is boilerplate or the page itself (a blog's front page, a
-/// search result) is decided by the caller ([`beside_article`]). Linear in the elements of
+/// search result) is decided by the caller ([`TeaserLists::beside_article`]). Linear in the elements of
 /// `paths`.
 pub fn teaser_blocks(doc: &Document, blocks: &[Block], paths: &Paths<'_>) -> Vec<bool> {
     let n = paths.ids.len();
