@@ -73,8 +73,8 @@ impl<'a> RecordSource<'a> {
 
 /// The corpus record of a page: its source, its extraction and page class, and the paragraphs
 /// Onion kept (`kept`: [`PageExtraction::take_paragraphs`] of `ex`, all of its paragraphs where
-/// nothing is deduplicated). The crawl's,
-/// `extract --per-site`'s and `extract`'s records are built here alike.
+/// nothing is deduplicated). The crawl's, `extract --per-site`'s and `extract`'s records are
+/// built here alike.
 pub fn record_of(
     source: RecordSource<'_>,
     ex: PageExtraction,

@@ -232,14 +232,8 @@ pub fn extract_document(
             .collect();
         (!texts.is_empty()).then(|| texts.join("\n\n"))
     });
-    let headline = headline::headline_block(doc, blocks, &labels);
-    let paragraphs = blocks
-        .iter()
-        .zip(&labels)
-        .enumerate()
-        .filter(|&(i, (_, l))| l.is_good() && Some(i) != headline)
-        .map(|(_, (b, _))| Paragraph { kind: b.kind, text: b.text.clone() })
-        .collect();
+    let (headline, kept) = paragraph_blocks(doc, blocks, &labels);
+    let paragraphs = kept.map(|b| Paragraph { kind: b.kind, text: b.text.clone() }).collect();
     Ok(PageExtraction {
         title: doc.title.clone(),
         metadata: doc.metadata.clone(),
@@ -295,12 +289,13 @@ pub fn page_labels(
     let mut labelled = label_blocks(doc, blocks, kind, model, settings, &stoplist)?;
     // The main text's own language decides: when it is reliably another than the stoplist's
     // (a Russian article under an English menu, a Japanese page whose sample held English
-    // navigation), the page is labelled again once with the stoplist of that language.
-    // The kept text as the record will hold it (the headline apart) is detected once: for the
+    // navigation), the page is labelled again once with the stoplist of that language. The
+    // kept text as the record will hold it (the headline apart) is detected once: for the
     // stoplist here and for the record's language (`PageExtraction::text_language`).
     let mut text_language = None;
     if settings.language.as_deref().is_none_or(|l| l.trim().is_empty() || l.eq_ignore_ascii_case("auto")) {
-        let whole = TextLanguage::of_paragraphs(paragraph_texts(doc, blocks, &labelled.labels));
+        let whole =
+            TextLanguage::of_paragraphs(paragraph_blocks(doc, blocks, &labelled.labels).1.map(|b| b.text.as_str()));
         let kept = blocks.iter().zip(&labelled.labels).filter(|(_, l)| l.is_good()).map(|(b, _)| b.text.as_str());
         match dominant_language(kept, stoplist.language.as_deref(), &whole)
             .filter(|l| *l != stoplist.language.as_deref())
@@ -319,16 +314,21 @@ pub fn page_labels(
     Ok(PageLabels { labels, stoplist, model_use, model_share, combiner, trace, host_features, text_language })
 }
 
-/// The texts of the paragraphs `labels` keep, the headline apart ([`extract_document`]'s
-/// paragraphs), in page order.
-fn paragraph_texts<'a>(doc: &Document, blocks: &'a [Block], labels: &'a [Label]) -> impl Iterator<Item = &'a str> {
+/// The blocks `labels` keep as paragraphs, the headline apart ([`headline::headline_block`]),
+/// in page order, with the headline's index.
+fn paragraph_blocks<'a>(
+    doc: &Document,
+    blocks: &'a [Block],
+    labels: &'a [Label],
+) -> (Option<usize>, impl Iterator<Item = &'a Block> + 'a) {
     let headline = headline::headline_block(doc, blocks, labels);
-    blocks
+    let kept = blocks
         .iter()
         .zip(labels)
         .enumerate()
         .filter(move |&(i, (_, l))| l.is_good() && Some(i) != headline)
-        .map(|(_, (b, _))| b.text.as_str())
+        .map(|(_, (b, _))| b);
+    (headline, kept)
 }
 
 /// The labels of `blocks` by extractor `kind` with `stoplist`, how the model took part, the

@@ -74,7 +74,7 @@ impl Card {
     }
 
     /// A card: two blocks or more, at most [`MAX_CARD_WORDS`] words, a headline link among its
-    /// first two blocks and an excerpt after it.
+    /// first three blocks and an excerpt after it.
     fn is_card(&self) -> bool {
         self.blocks >= 2
             && self.words <= MAX_CARD_WORDS
@@ -117,14 +117,14 @@ fn is_excerpt(block: &Block) -> bool {
 
 /// One flag per block: inside a card of a teaser list. A card is an element that holds at
 /// least two blocks and at most [`MAX_CARD_WORDS`] words, with a headline link among its
-/// first two blocks (at least [`MIN_HEADLINE_WORDS`] words, link density at least
+/// first three blocks (at least [`MIN_HEADLINE_WORDS`] words, link density at least
 /// [`MIN_HEADLINE_LINK_DENSITY`], to another page) and an excerpt after it (at least
 /// [`MIN_EXCERPT_WORDS`] words, link density below [`MAX_EXCERPT_LINK_DENSITY`]); a list is
 /// [`MIN_CARDS`] or more cards of one shape (tag name and class attribute) among the children
 /// of one element, and at least [`MIN_CARD_SHARE`] of its children of that shape; table rows
-/// and cells ([`TABLE_ROWS`]) are no cards. Whether the list is boilerplate or the page itself (a blog's front page, a
-/// search result) is decided by the caller ([`TeaserLists::beside_article`]). Linear in the elements of
-/// `paths`.
+/// and cells ([`TABLE_ROWS`]) are no cards. Whether the list is boilerplate or the page
+/// itself (a blog's front page, a search result) is decided by the caller
+/// ([`TeaserLists::beside_article`]). Linear in the elements of `paths`.
 pub fn teaser_blocks(doc: &Document, blocks: &[Block], paths: &Paths<'_>) -> Vec<bool> {
     let n = paths.ids.len();
     let mut cards = vec![Card::default(); n];
@@ -203,8 +203,9 @@ impl TeaserLists {
 
     /// The cards that are boilerplate beside an article for the labels `kept` (`words`: each
     /// block's words), one flag per block: all of them when one container holds at least
-    /// [`super::COMMENT_ARTICLE_WORDS`] words of kept blocks outside the cards (the article's
-    /// paragraphs are siblings; the items of a listing are not) and the kept blocks outside
+    /// [`super::COMMENT_ARTICLE_WORDS`] words of kept blocks outside the cards, and at least as
+    /// many as the cards keep (the article's paragraphs are siblings; the items of a listing
+    /// are not), and the kept blocks outside
     /// the cards hold [`ARTICLE_SHARE`] times the words of the kept blocks inside them; none
     /// otherwise (a page that is mostly lists, a blog's front page, a search result or a
     /// shop's category, keeps them).
