@@ -25,6 +25,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
+use std::time::Instant;
 use url::Url;
 
 /// What the CPU work of a page needs besides the page: extractor, settings, classifier.
@@ -61,6 +62,43 @@ pub struct WorkerContext {
 /// queue holds new requests back, and a pool that falls behind is what fills it.
 pub const SPARE_QUEUE_SHARE: f64 = 0.75;
 
+/// A worker also spends spare CPU on a page, however full the queue, while it has waited for
+/// work at least this share of its recent time ([`WorkerLoad`]): pages that arrive in bursts
+/// (many hosts due at the same moment) fill the queue for an instant although the pool idles
+/// most of the time.
+pub const SPARE_IDLE_SHARE: f64 = 0.25;
+
+/// Seconds over which [`WorkerLoad`] weighs a worker's recent time (the time constant of its
+/// exponential decay).
+pub const LOAD_WINDOW_S: f64 = 5.0;
+
+/// How a worker spent its recent time: seconds waiting for an item and seconds working, each
+/// decayed exponentially with the time constant [`LOAD_WINDOW_S`].
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct WorkerLoad {
+    idle_s: f64,
+    busy_s: f64,
+}
+
+impl WorkerLoad {
+    /// Account for one item: `idle_s` seconds waiting for it, then `busy_s` seconds on it.
+    pub fn add(&mut self, idle_s: f64, busy_s: f64) {
+        let decay = (-(idle_s + busy_s) / LOAD_WINDOW_S).exp();
+        self.idle_s = self.idle_s * decay + idle_s;
+        self.busy_s = self.busy_s * decay + busy_s;
+    }
+
+    /// The share of the recent time spent waiting, 0–1 (1 before the first item).
+    pub fn idle_share(&self) -> f64 {
+        let total = self.idle_s + self.busy_s;
+        if total > 0.0 {
+            self.idle_s / total
+        } else {
+            1.0
+        }
+    }
+}
+
 /// Start `n` workers on `queue` (fetched pages) and `jobs` (learn and drain jobs, taken
 /// first whenever both hold work), sending to `commit`. They end when every sender of both
 /// is dropped.
@@ -78,16 +116,25 @@ pub fn spawn_workers(
                 .name(format!("webcorpus-worker-{i}"))
                 .spawn(move || {
                     let mut next = NextItem { queue: Some(queue), jobs: Some(jobs) };
+                    let mut load = WorkerLoad::default();
+                    let mut waited = Instant::now();
                     while let Some(item) = next.take() {
+                        let started = Instant::now();
                         // The pool keeps up (the queue is not near the back-pressure that
-                        // holds requests back, [`SPARE_QUEUE_SHARE`]): this item may spend
+                        // holds requests back, [`SPARE_QUEUE_SHARE`], or this worker has
+                        // mostly waited lately, [`SPARE_IDLE_SHARE`]): this item may spend
                         // spare CPU.
-                        let spare = next.queue.as_ref().is_none_or(|q| {
-                            q.capacity().is_none_or(|c| (q.len() as f64) < SPARE_QUEUE_SHARE * c as f64)
-                        });
-                        if commit.send(work(&ctx, item, spare, &commit)).is_err() {
+                        let spare = load.idle_share() >= SPARE_IDLE_SHARE
+                            || next.queue.as_ref().is_none_or(|q| {
+                                q.capacity().is_none_or(|c| (q.len() as f64) < SPARE_QUEUE_SHARE * c as f64)
+                            });
+                        let msg = work(&ctx, item, spare, &commit);
+                        let done = Instant::now();
+                        load.add((started - waited).as_secs_f64(), (done - started).as_secs_f64());
+                        if commit.send(msg).is_err() {
                             break;
                         }
+                        waited = Instant::now();
                     }
                 })
                 .expect("spawn worker thread")
@@ -421,5 +468,33 @@ mod tests {
         assert!(next.jobs.is_none(), "the closed job queue is let go");
         drop(queue_tx);
         assert!(next.take().is_none());
+    }
+
+    /// A worker that waits most of each second has spare CPU, also in a burst that fills the
+    /// queue for a moment; one that has worked without pause for a few windows has not, and
+    /// gets it back once it waits again.
+    #[test]
+    fn the_idle_share_follows_the_recent_time() {
+        let mut load = WorkerLoad::default();
+        assert_eq!(load.idle_share(), 1.0, "before the first item");
+        // Bursts: 0.3 s of work, then 0.7 s of waiting, for 20 s.
+        for _ in 0..20 {
+            for _ in 0..30 {
+                load.add(0.0, 0.01);
+            }
+            load.add(0.7, 0.0);
+        }
+        assert!((load.idle_share() - 0.7).abs() < 0.1, "{}", load.idle_share());
+        assert!(load.idle_share() >= SPARE_IDLE_SHARE);
+        // A pool behind its queue: 3 windows of work without a wait.
+        for _ in 0..(3.0 * LOAD_WINDOW_S / 0.01) as usize {
+            load.add(0.0, 0.01);
+        }
+        assert!(load.idle_share() < 0.05, "{}", load.idle_share());
+        // One second of waiting is not enough yet; two are.
+        load.add(1.0, 0.0);
+        assert!(load.idle_share() < SPARE_IDLE_SHARE, "{}", load.idle_share());
+        load.add(1.0, 0.0);
+        assert!(load.idle_share() >= SPARE_IDLE_SHARE, "{}", load.idle_share());
     }
 }

@@ -22,9 +22,7 @@ pub use crate::extract::model_rules::{
 };
 use crate::extract::model_rules::{dropped_like_kept, stretch_rules, without_static_noise};
 use crate::extract::stadynot::{self, StaDyNoT, StaDyNoTParams};
-use crate::extract::stoplist::{
-    dominant_language, language_sample, own_page_stoplist, page_stoplist, stoplist_for, Stoplist, TextLanguage,
-};
+use crate::extract::stoplist::{dominant_language, stoplist_for, Stoplist, TextLanguage};
 use crate::extract::trace::{PageTrace, Stage, StretchTrace};
 use crate::extract::tree_filter::TreeFilterParams;
 use crate::extract::{ExtractContext, ExtractError, Extractor, ExtractorKind, SiteModel};
@@ -35,7 +33,7 @@ use crate::model::{Block, Label, Paragraph, ParagraphKind};
 #[derive(Debug, Clone, Default)]
 pub struct ExtractSettings {
     /// Stoplist language (e.g. "English"); `None` = detect per page (the model's language is the
-    /// fallback when detection is not reliable, [`page_stoplist`]).
+    /// fallback when detection is not reliable, [`crate::extract::stoplist::page_stoplist`]).
     pub language: Option<String>,
     /// jusText thresholds.
     pub justext: JusTextParams,
@@ -194,7 +192,7 @@ pub const SAMPLE_ANSWER_MAX_BLOCKS: usize = 1000;
 /// the page's extraction will ask for once the host has learned, as bytes to keep with the page
 /// ([`combiner::memo::encoded_answer`]; [`combiner::memo::seed`] puts it back on the page
 /// parsed again). Computed with the stoplist that extraction will use when the host's model
-/// does not choose it ([`own_page_stoplist`]); `None` for another extractor, where the host's
+/// does not choose it ([`combiner::memo::own_stoplist`]); `None` for another extractor, where the host's
 /// language will choose the stoplist, for a page of more than [`SAMPLE_ANSWER_MAX_BLOCKS`]
 /// blocks, or when the combiner cannot run (the extraction then computes the answer, or
 /// reports the error, itself).
@@ -206,9 +204,17 @@ pub fn sample_answer(doc: &Document, kind: ExtractorKind, settings: &ExtractSett
     if blocks.len() > SAMPLE_ANSWER_MAX_BLOCKS {
         return None;
     }
-    let stoplist = own_page_stoplist(settings.language.as_deref(), &language_sample(&blocks))?;
     let model = settings.combiner_model().ok()?;
-    combiner::memo::encoded_answer(doc, &blocks, &stoplist, &settings.justext, &settings.stadynot, model).ok()
+    combiner::memo::encoded_answer(
+        doc,
+        &blocks,
+        settings.language.as_deref(),
+        &settings.justext,
+        &settings.stadynot,
+        model,
+    )
+    .ok()
+    .flatten()
 }
 
 /// Label `blocks` of `doc` with extractor `kind` and return the kept paragraphs.
@@ -285,7 +291,8 @@ pub fn page_labels(
     settings: &ExtractSettings,
 ) -> Result<PageLabels, ExtractError> {
     let host_prior = model.and_then(|m| m.language);
-    let mut stoplist = page_stoplist(settings.language.as_deref(), host_prior, &language_sample(blocks));
+    let mut stoplist = combiner::memo::own_stoplist(doc, blocks, settings.language.as_deref())
+        .unwrap_or_else(|| stoplist_for(Some(host_prior.unwrap_or("none")), ""));
     let mut labelled = label_blocks(doc, blocks, kind, model, settings, &stoplist)?;
     // The main text's own language decides: when it is reliably another than the stoplist's
     // (a Russian article under an English menu, a Japanese page whose sample held English

@@ -15,6 +15,7 @@
 //! sample pages, which extracts the pages [`learn_documents`] learned from.
 
 use crate::domain::{DomainModel, LearnParams, RejectedPart, SamplePage, MODEL_FORMAT_VERSION};
+use crate::extract::combiner::memo::own_stoplist;
 use crate::extract::goldminer::GoldMinerModel;
 use crate::extract::goldminer::{self, LearnPage};
 use crate::extract::model_rules::without_static_noise;
@@ -83,7 +84,7 @@ pub fn learn_documents(
     let block_refs: Vec<&[Block]> = blocks.iter().map(Vec::as_slice).collect();
     let mut model = learn_unchecked(host, &doc_refs, &block_refs, language, justext_params, params);
     if params.held_out_check {
-        validate(&mut model, docs, blocks, justext_params, params);
+        validate(&mut model, docs, blocks, language, justext_params, params);
     }
     model
 }
@@ -157,7 +158,9 @@ pub const KEY_MAX_KEPT_SHARE: f64 = 0.5;
 ///
 /// Two-fold cross-validation inside the sample: the pages are split into odd and even; a model
 /// is learned on each half and applied to the other. Against the unlearned default's labels of a
-/// held-out page (its "kept words"), a GoldMiner template is harmful on the page when its
+/// held-out page (its "kept words"; with the stoplist the page's extraction starts from: its
+/// own language's under the `language` setting, else the model's,
+/// [`crate::extract::stoplist::page_stoplist`]), a GoldMiner template is harmful on the page when its
 /// stretch leaves out more than [`TEMPLATE_MAX_DROP`] of the kept words, and the static keys when their
 /// elements hold together more than [`KEY_MAX_KEPT_SHARE`] of them (then each key that holds
 /// any kept word is harmful). A template of `model` that equals (same begin
@@ -173,6 +176,7 @@ pub fn validate(
     model: &mut DomainModel,
     docs: &[Document],
     blocks: &[Vec<Block>],
+    language: Option<&str>,
     justext_params: &JusTextParams,
     params: &LearnParams,
 ) {
@@ -180,8 +184,7 @@ pub fn validate(
     if docs.len() < MIN_VALIDATION_PAGES || (model.goldminer.is_none() && model.stadynot.keys.is_empty()) {
         return;
     }
-    let stoplist = stoplist_for(model.language.as_deref(), "");
-    let plain = ExtractContext { stoplist: &stoplist, justext: justext_params, model: None };
+    let host_stoplist = stoplist_for(Some(model.language.as_deref().unwrap_or("none")), "");
     // Per template (begin, end) and per key: held-out pages matched and harmed.
     let mut templates: HashMap<(Vec<String>, Vec<String>), (usize, usize)> = HashMap::new();
     let mut keys: HashMap<u64, (usize, usize)> = HashMap::new();
@@ -195,6 +198,8 @@ pub fn validate(
         let fold_templates: Vec<&GoldMinerModel> =
             fold_model.goldminer.iter().flat_map(|g| std::iter::once(g).chain(&g.alternatives)).collect();
         for &p in &test {
+            let stoplist = own_stoplist(&docs[p], &blocks[p], language).unwrap_or_else(|| host_stoplist.clone());
+            let plain = ExtractContext { stoplist: &stoplist, justext: justext_params, model: None };
             let Ok(unlearned) = default_labels(&docs[p], &blocks[p], &plain, &params.stadynot, combiner, None) else {
                 continue;
             };

@@ -12,11 +12,14 @@
 //! language, the jusText and StaDyNoT thresholds and the combiner's trees
 //! ([`Gbdt::fingerprint`](super::gbdt::Gbdt::fingerprint)), so a page asked for with another
 //! stoplist or model is computed again, never answered from the other's entry.
+//!
+//! The stoplist of the page's own language ([`own_stoplist`]), which chooses the stoplist of
+//! that answer and of the page's extraction, is detected once per parsed page the same way.
 
 use super::{inputs, CombinerAnswer, CombinerModel};
 use crate::extract::justext::JusTextParams;
 use crate::extract::stadynot::StaDyNoTParams;
-use crate::extract::stoplist::Stoplist;
+use crate::extract::stoplist::{language_sample, own_page_stoplist, stoplist_for, Stoplist};
 use crate::extract::trace::{BlockDecision, Stage};
 use crate::extract::ExtractError;
 use crate::html::Document;
@@ -24,6 +27,7 @@ use crate::model::{Block, Label};
 use std::cell::RefCell;
 use std::hash::{Hash, Hasher};
 use std::rc::Rc;
+use std::sync::Arc;
 
 /// What the default pipeline reads of a page's unlearned stage ([`super::CombinerInputs`]
 /// without the feature rows, which only the trees read), with the combiner's answer; one
@@ -53,6 +57,35 @@ struct Answers(RefCell<Vec<(u64, Kept)>>);
 enum Kept {
     Answer(Rc<PageAnswer>),
     Bytes(Vec<u8>),
+}
+
+/// The own stoplists detected on one document, each under the xxh3 of its blocks and
+/// language setting.
+#[derive(Default)]
+struct OwnStoplists(RefCell<Vec<(u64, Option<Arc<Stoplist>>)>>);
+
+/// [`own_page_stoplist`] of `blocks`' [`language_sample`] under the `language` setting (a
+/// stoplist name or code, `"none"`, or `None` / `"auto"` to detect): the stoplist of the page's
+/// own language, or `None` where its detection is not reliable (the host's language then
+/// chooses, [`crate::extract::stoplist::page_stoplist`]). Detected once per parsed page, blocks
+/// and setting, and kept on `doc`: a host's learning and the page's extraction both ask.
+pub fn own_stoplist(doc: &Document, blocks: &[Block], language: Option<&str>) -> Option<Arc<Stoplist>> {
+    let key = own_key(blocks, language);
+    let memo = doc.derived(|_| OwnStoplists::default());
+    if let Some((_, found)) = memo.0.borrow().iter().find(|(k, _)| *k == key) {
+        return found.clone();
+    }
+    let stoplist = own_page_stoplist(language, &language_sample(blocks));
+    memo.0.borrow_mut().push((key, stoplist.clone()));
+    stoplist
+}
+
+/// xxh3 of what [`own_stoplist`] is a function of, besides the document.
+fn own_key(blocks: &[Block], language: Option<&str>) -> u64 {
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    h.update(&blocks_fingerprint(blocks).to_le_bytes());
+    language.hash(&mut h);
+    h.digest()
 }
 
 /// xxh3 of everything a [`PageAnswer`] is a function of, besides the document.
@@ -138,30 +171,46 @@ fn answer_under(
     Ok(page)
 }
 
-/// [`page_answer`] and its bytes for the state: the key it is kept under, then the answer
-/// ([`seed`] reads them back).
+/// For a page of a sampling host: its [`own_stoplist`] under the `language` setting, the
+/// [`page_answer`] with that stoplist and both as bytes for the state ([`seed`] puts them back
+/// on the page parsed again). `Ok(None)` where the page's own language is not reliably
+/// detected: the host's language will choose the stoplist, once it is known.
 ///
 /// # Errors
 /// As [`inputs`].
 pub fn encoded_answer(
     doc: &Document,
     blocks: &[Block],
-    stoplist: &Stoplist,
+    language: Option<&str>,
     justext: &JusTextParams,
     stadynot: &StaDyNoTParams,
     model: &CombinerModel,
-) -> Result<Vec<u8>, ExtractError> {
-    let key = key(blocks, stoplist, justext, stadynot, model);
-    let answer = answer_under(doc, blocks, key, stoplist, justext, stadynot, model)?;
-    Ok(encode(key, &answer))
+) -> Result<Option<Vec<u8>>, ExtractError> {
+    let Some(stoplist) = own_stoplist(doc, blocks, language) else {
+        return Ok(None);
+    };
+    let key = key(blocks, &stoplist, justext, stadynot, model);
+    let answer = answer_under(doc, blocks, key, &stoplist, justext, stadynot, model)?;
+    let mut bytes = encode(key, &answer);
+    // The trailer: the own stoplist's key and language name (empty: the language-independent mode).
+    bytes.extend_from_slice(&own_key(blocks, language).to_le_bytes());
+    let name = stoplist.language.as_deref().unwrap_or("").as_bytes();
+    let name = &name[..name.len().min(u8::MAX as usize)];
+    bytes.push(name.len() as u8);
+    bytes.extend_from_slice(name);
+    Ok(Some(bytes))
 }
 
-/// Put an answer that [`encoded_answer`] gave for this page (parsed from the same HTML) onto
-/// `doc`, where [`page_answer`] finds it when asked the same question; it is read then. Bytes
-/// of another format or length are left out, and bytes that do not read when asked for are
-/// dropped (the answer is then computed). Returns whether the bytes were kept.
+/// Put what [`encoded_answer`] gave for this page (parsed from the same HTML) onto `doc`: the
+/// answer, where [`page_answer`] finds it when asked the same question (it is read then), and
+/// the page's own stoplist, where [`own_stoplist`] finds it. Bytes of another format or length
+/// are left out, and bytes that do not read when asked for are dropped (the answer is then
+/// computed). Returns whether the bytes were kept.
 pub fn seed(doc: &Document, bytes: &[u8]) -> bool {
-    let Some(key) = header(bytes) else {
+    let Some((key, (own, name))) = header(bytes) else {
+        return false;
+    };
+    let Ok(name) = std::str::from_utf8(name) else {
         return false;
     };
     let memo = doc.derived(|_| Answers::default());
@@ -169,28 +218,39 @@ pub fn seed(doc: &Document, bytes: &[u8]) -> bool {
     if !answers.iter().any(|(k, _)| *k == key) {
         answers.push((key, Kept::Bytes(bytes.to_vec())));
     }
+    let stoplists = doc.derived(|_| OwnStoplists::default());
+    let mut stoplists = stoplists.0.borrow_mut();
+    if !stoplists.iter().any(|(k, _)| *k == own) {
+        let language = if name.is_empty() { "none" } else { name };
+        stoplists.push((own, Some(stoplist_for(Some(language), ""))));
+    }
     true
 }
 
-/// The key of [`encode`]'s bytes when their format and length are right.
-fn header(bytes: &[u8]) -> Option<u64> {
+/// The answer's key and the trailer (the own stoplist's key and language name) of
+/// [`encoded_answer`]'s bytes when their format and length are right.
+fn header(bytes: &[u8]) -> Option<(u64, (u64, &[u8]))> {
     let (&format, rest) = bytes.split_first()?;
     if format != FORMAT || rest.len() < 17 {
         return None;
     }
     let n = u32::from_le_bytes(rest[8..12].try_into().ok()?) as usize;
-    (rest.len() - 17 == n.checked_mul(BLOCK_BYTES)?).then(|| u64::from_le_bytes(rest[..8].try_into().expect("8 bytes")))
+    let trailer = rest.get(17 + n.checked_mul(BLOCK_BYTES)?..)?;
+    let own = u64::from_le_bytes(trailer.get(..8)?.try_into().ok()?);
+    let (&len, name) = trailer[8..].split_first()?;
+    (name.len() == usize::from(len)).then(|| (u64::from_le_bytes(rest[..8].try_into().expect("8 bytes")), (own, name)))
 }
 
 /// Format version of [`encode`]'s bytes (their first byte).
-const FORMAT: u8 = 2;
+const FORMAT: u8 = 3;
 
 /// Bytes per block in [`encode`]: four labels, flags, stage, votes, two probabilities.
 const BLOCK_BYTES: usize = 15;
 
 /// The answer as bytes: [`FORMAT`], the key (u64), the block count (u32), the threshold (f32),
 /// whether it gave way (u8), then [`BLOCK_BYTES`] per block; little-endian, floats by their
-/// bits, so an answer read back is the one computed.
+/// bits, so an answer read back is the one computed. [`encoded_answer`] appends a trailer:
+/// the own stoplist's key (u64), its language name's length (u8) and the name.
 fn encode(key: u64, page: &PageAnswer) -> Vec<u8> {
     let a = &page.answer;
     let n = a.labels.len();
@@ -219,15 +279,15 @@ fn encode(key: u64, page: &PageAnswer) -> Vec<u8> {
     out
 }
 
-/// [`encode`]'s key and answer; `None` for bytes of another format or length.
+/// [`encoded_answer`]'s key and answer; `None` for bytes of another format or length.
 fn decode(bytes: &[u8]) -> Option<(u64, PageAnswer)> {
-    let key = header(bytes)?;
+    let (key, _) = header(bytes)?;
     let rest = &bytes[1..];
     let u32_at = |b: &[u8], at: usize| -> Option<u32> { Some(u32::from_le_bytes(b.get(at..at + 4)?.try_into().ok()?)) };
     let n = u32_at(rest, 8)? as usize;
     let threshold = f32::from_bits(u32_at(rest, 12)?);
     let gave_way = rest[16] != 0;
-    let blocks = &rest[17..];
+    let blocks = rest.get(17..17 + n.checked_mul(BLOCK_BYTES)?)?;
     let mut page = PageAnswer {
         justext: Vec::with_capacity(n),
         boilerpipe: Vec::with_capacity(n),
@@ -337,9 +397,14 @@ mod tests {
 
         // Kept as bytes and put back on the page parsed again: the same answer, bit for bit,
         // without computing it; asked with another stoplist, computed afresh.
-        let bytes = encoded_answer(&doc, &blocks, &english, &jt, &sd, model).expect("answer");
+        let bytes = encoded_answer(&doc, &blocks, Some("English"), &jt, &sd, model).expect("answer").expect("fixed");
         let again = Document::parse(&html);
         assert!(seed(&again, &bytes));
+        // The page's own stoplist comes with it, read back instead of detected.
+        assert_eq!(again.derived(|_| OwnStoplists::default()).0.borrow().len(), 1);
+        let own = own_stoplist(&again, &segment(&again), Some("English")).expect("fixed");
+        assert!(Arc::ptr_eq(&own, &english));
+        assert_eq!(again.derived(|_| OwnStoplists::default()).0.borrow().len(), 1, "read, not detected");
         let read = page_answer(&again, &segment(&again), &english, &jt, &sd, model).expect("answer");
         assert_eq!(read.answer, first.answer);
         let bits = |a: &PageAnswer| a.answer.probabilities.iter().map(|p| p.to_bits()).collect::<Vec<_>>();
@@ -365,5 +430,43 @@ mod tests {
         let computed = page_answer(&fresh, &segment(&fresh), &english, &jt, &sd, model).expect("answer");
         assert_eq!(computed.answer, first.answer);
         assert_eq!(fresh.derived(|_| Answers::default()).0.borrow().len(), 1);
+    }
+
+    /// A sample page's bytes carry the stoplist of its detected language: the page parsed
+    /// again is labelled with it without detecting again; another setting detects afresh; a
+    /// page whose language is not reliable gets no bytes (its host's language will choose).
+    #[test]
+    fn the_own_stoplist_travels_with_the_answer() {
+        let Some(path) = crate::testdata::shared_path(
+            "sites/www.freepressokc.com/okc-council-members-question-wisdom-costco-incentives/index.html",
+        ) else {
+            return;
+        };
+        let html = std::fs::read_to_string(path).expect("the page reads");
+        let doc = Document::parse(&html);
+        let blocks = segment(&doc);
+        let model = shipped().expect("shipped model");
+        let (jt, sd) = (JusTextParams::default(), StaDyNoTParams::default());
+        let detected = own_stoplist(&doc, &blocks, None).expect("an English article is reliable");
+        assert_eq!(detected.language.as_deref(), Some("English"));
+        let bytes = encoded_answer(&doc, &blocks, None, &jt, &sd, model).expect("answer").expect("reliable");
+        let again = Document::parse(&html);
+        assert!(seed(&again, &bytes));
+        let blocks_again = segment(&again);
+        assert!(Arc::ptr_eq(&own_stoplist(&again, &blocks_again, None).expect("carried"), &detected));
+        assert_eq!(again.derived(|_| OwnStoplists::default()).0.borrow().len(), 1, "read, not detected");
+        let german = own_stoplist(&again, &blocks_again, Some("German")).expect("fixed");
+        assert_eq!(german.language.as_deref(), Some("German"));
+        assert_eq!(again.derived(|_| OwnStoplists::default()).0.borrow().len(), 2);
+        // The answer under the carried stoplist is the one computed on the first parse.
+        let first = page_answer(&doc, &blocks, &detected, &jt, &sd, model).expect("answer");
+        let read = page_answer(&again, &blocks_again, &detected, &jt, &sd, model).expect("answer");
+        assert_eq!(read.answer, first.answer);
+        // Too little text to tell the language: no bytes.
+        let stub = Document::parse("<html><body><p>OK</p></body></html>");
+        assert!(encoded_answer(&stub, &segment(&stub), None, &jt, &sd, model).expect("answer").is_none());
+        // A trailer cut short is another length: left out.
+        let fresh = Document::parse(&html);
+        assert!(!seed(&fresh, &bytes[..bytes.len() - 2]));
     }
 }
