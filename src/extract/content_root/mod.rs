@@ -19,7 +19,9 @@
 //!    (`OVERALL_DISCARD_XPATH`) discard. Comment sections and comments ([`COMMENT_WORDS`]) are
 //!    boilerplate when at least [`COMMENT_ARTICLE_WORDS`] voted words lie outside them (an
 //!    article with its comments: trafilatura keeps comments apart from the main text); a page
-//!    whose voted text is all comments is a thread, and they stay. Compound comment words count ([`is_comment_word`]: `commentlist`, `postComments`). A BEM modifier
+//!    whose voted text is all comments is a thread, and they stay. Compound comment words count ([`is_comment_word`]: `commentlist`, `postComments`);
+//!    so do comments without a container of their own, after an empty marker named for them
+//!    in the article's container ([`marker`]: `<a name="comments"></a>`). A BEM modifier
 //!    (`Section--Ads`) is not a class word. Cookie-consent boxes ([`ContentRoot::in_consent`])
 //!    are dropped however long they are, unless they hold half of the text that is not about
 //!    cookies (a dialog or a consent manager's own box, [`CONSENT_MANAGERS`], below `body` is
@@ -459,7 +461,8 @@ pub struct ContentRoot {
     /// Per element: in a comment section or comment below an article (part of rule 1).
     in_comments: Vec<bool>,
     /// Per block: in a comment thread recognised by its signatures below an article (part of
-    /// rule 1, [`thread::thread_blocks`]).
+    /// rule 1, [`thread::thread_blocks`]), or after a comment marker
+    /// ([`marker::marked_comment_blocks`]).
     in_thread: Vec<bool>,
     /// The page's teaser lists ([`teasers::TeaserLists`]).
     in_cards: teasers::TeaserLists,
@@ -555,6 +558,9 @@ impl ContentRoot {
         let parents: Vec<Option<usize>> = nodes.iter().map(|n| n.parent).collect();
         let paths = teasers::Paths { parents: &parents, ids: &ids, block_node: &block_node };
         let in_cards = teasers::TeaserLists::find(doc, blocks, &paths);
+        for (t, m) in in_thread.iter_mut().zip(marker::marked_comment_blocks(doc, blocks, voted, &paths)) {
+            *t |= m;
+        }
         let mut in_boilerplate = vec![false; nodes.len()];
         for (i, info) in nodes.iter().enumerate() {
             let parent = info.parent.is_some_and(|p| in_boilerplate[p]);
@@ -759,6 +765,7 @@ impl ContentRoot {
 
 mod decisions;
 mod fallback;
+pub mod marker;
 mod tail;
 pub mod teasers;
 #[cfg(test)]
