@@ -22,7 +22,7 @@ pub use crate::extract::model_rules::{
 };
 use crate::extract::model_rules::{dropped_like_kept, stretch_rules, without_static_noise};
 use crate::extract::stadynot::{self, StaDyNoT, StaDyNoTParams};
-use crate::extract::stoplist::{dominant_language, stoplist_for, Stoplist, TextLanguage};
+use crate::extract::stoplist::{dominant_language, host_stoplist, stoplist_for, Stoplist, TextLanguage};
 use crate::extract::trace::{PageTrace, Stage, StretchTrace};
 use crate::extract::tree_filter::TreeFilterParams;
 use crate::extract::{ExtractContext, ExtractError, Extractor, ExtractorKind, SiteModel};
@@ -108,10 +108,11 @@ pub struct PageExtraction {
     /// labelled again in another language, leave it `None`): a record that holds every
     /// paragraph takes its language from here ([`crate::crawl::record::record_of`]).
     pub text_language: Option<TextLanguage>,
-    /// With [`ExtractSettings::comments`] and the default extractor: the blocks of the page's
-    /// comment section below the article (the combiner's comment flags, rule 1 of
-    /// [`content_root`]) with link density below 0.5, joined by blank lines; `None` when
-    /// there are none or they were not asked for.
+    /// With [`ExtractSettings::comments`] and the default or `rules` extractor: the blocks of
+    /// the page's comment section below the article (the combiner's comment flags, or the
+    /// rules' comment sections, rule 1 of [`content_root`]) that are not kept, with link
+    /// density below 0.5, joined by blank lines; `None` when there are none or they were not
+    /// asked for.
     pub comments: Option<String>,
     /// Number of blocks on the page.
     pub blocks: usize,
@@ -231,9 +232,17 @@ pub fn extract_document(
 ) -> Result<PageExtraction, ExtractError> {
     let PageLabels { labels, stoplist, model_use, model_share, combiner, trace, text_language, .. } =
         page_labels(doc, blocks, kind, model, settings)?;
-    let comments = combiner.filter(|_| settings.comments).and_then(|answer| {
+    // The blocks of the page's comments: the combiner's, or the rules' comment sections.
+    let in_comments: Option<Vec<bool>> = match (&combiner, kind) {
+        (Some(answer), _) => Some(answer.comments.clone()),
+        (None, ExtractorKind::Rules) => Some(trace.blocks.iter().map(|d| d.stage == Stage::CommentSection).collect()),
+        (None, _) => None,
+    };
+    let comments = in_comments.filter(|_| settings.comments).and_then(|flags| {
         let texts: Vec<&str> = (0..blocks.len())
-            .filter(|&i| answer.comments[i] && !labels[i].is_good() && blocks[i].link_density() < 0.5)
+            .filter(|&i| {
+                flags.get(i).copied().unwrap_or(false) && !labels[i].is_good() && blocks[i].link_density() < 0.5
+            })
             .map(|i| blocks[i].text.as_str())
             .collect();
         (!texts.is_empty()).then(|| texts.join("\n\n"))
@@ -292,7 +301,7 @@ pub fn page_labels(
 ) -> Result<PageLabels, ExtractError> {
     let host_prior = model.and_then(|m| m.language);
     let mut stoplist = combiner::memo::own_stoplist(doc, blocks, settings.language.as_deref())
-        .unwrap_or_else(|| stoplist_for(Some(host_prior.unwrap_or("none")), ""));
+        .unwrap_or_else(|| host_stoplist(host_prior));
     let mut labelled = label_blocks(doc, blocks, kind, model, settings, &stoplist)?;
     // The main text's own language decides: when it is reliably another than the stoplist's
     // (a Russian article under an English menu, a Japanese page whose sample held English

@@ -454,7 +454,14 @@ pub fn stoplist_for(language: Option<&str>, sample_text: &str) -> Arc<Stoplist> 
 /// `host_prior` (the stoplist its model was learned with). A host is not one language: wikis
 /// and blogs mix translations, and an English site carries pages in other scripts.
 pub fn page_stoplist(language: Option<&str>, host_prior: Option<&str>, sample_text: &str) -> Arc<Stoplist> {
-    own_page_stoplist(language, sample_text).unwrap_or_else(|| stoplist_for(Some(host_prior.unwrap_or("none")), ""))
+    own_page_stoplist(language, sample_text).unwrap_or_else(|| host_stoplist(host_prior))
+}
+
+/// The stoplist of a host's language `host_prior` (a stoplist name; `None` for jusText's
+/// language-independent mode): [`page_stoplist`]'s choice for a page whose own language is
+/// not reliably detected.
+pub fn host_stoplist(host_prior: Option<&str>) -> Arc<Stoplist> {
+    stoplist_for(Some(host_prior.unwrap_or("none")), "")
 }
 
 /// [`page_stoplist`] where the host's language does not take part: the fixed `language`, or the

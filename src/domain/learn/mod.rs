@@ -22,8 +22,9 @@ use crate::extract::model_rules::without_static_noise;
 use crate::extract::pipeline::{default_labels, kept_words, stretch_drop};
 use crate::extract::stadynot;
 use crate::extract::stadynot::StaticNoiseModel;
+use crate::extract::stoplist::{host_stoplist, stoplist_for};
 use crate::extract::ExtractContext;
-use crate::extract::{justext, stoplist::stoplist_for, JusTextParams};
+use crate::extract::{justext, JusTextParams};
 use crate::html::{segment, Document};
 use crate::model::{Block, Label};
 
@@ -184,7 +185,7 @@ pub fn validate(
     if docs.len() < MIN_VALIDATION_PAGES || (model.goldminer.is_none() && model.stadynot.keys.is_empty()) {
         return;
     }
-    let host_stoplist = stoplist_for(Some(model.language.as_deref().unwrap_or("none")), "");
+    let host = host_stoplist(model.language.as_deref());
     // Per template (begin, end) and per key: held-out pages matched and harmed.
     let mut templates: HashMap<(Vec<String>, Vec<String>), (usize, usize)> = HashMap::new();
     let mut keys: HashMap<u64, (usize, usize)> = HashMap::new();
@@ -198,7 +199,7 @@ pub fn validate(
         let fold_templates: Vec<&GoldMinerModel> =
             fold_model.goldminer.iter().flat_map(|g| std::iter::once(g).chain(&g.alternatives)).collect();
         for &p in &test {
-            let stoplist = own_stoplist(&docs[p], &blocks[p], language).unwrap_or_else(|| host_stoplist.clone());
+            let stoplist = own_stoplist(&docs[p], &blocks[p], language).unwrap_or_else(|| host.clone());
             let plain = ExtractContext { stoplist: &stoplist, justext: justext_params, model: None };
             let Ok(unlearned) = default_labels(&docs[p], &blocks[p], &plain, &params.stadynot, combiner, None) else {
                 continue;

@@ -471,6 +471,12 @@ fn comments_come_apart_from_the_text_and_only_on_request() {
     let asked = extract_html(&html, ExtractorKind::Default, None, &settings).expect("extraction");
     assert_eq!(asked.paragraphs, plain.paragraphs, "the text does not change");
     assert!(asked.comments.as_deref().is_some_and(|c| c.contains(comment)), "{:?}", asked.comments);
+    // The rules alone find the same comment section and give it on request too.
+    let rules = extract_html(&html, ExtractorKind::Rules, None, &settings).expect("extraction");
+    assert!(!text(&rules).contains(comment));
+    assert!(rules.comments.as_deref().is_some_and(|c| c.contains(comment)), "{:?}", rules.comments);
+    let unasked = extract_html(&html, ExtractorKind::Rules, None, &ExtractSettings::default()).expect("extraction");
+    assert_eq!(unasked.comments, None);
 }
 
 /// Comment threads the markup does not mark (the comments in the article's own `<p
