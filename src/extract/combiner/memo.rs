@@ -360,16 +360,21 @@ mod tests {
     use crate::extract::stoplist::stoplist_for;
     use crate::html::segment;
 
-    #[test]
-    fn a_page_is_answered_once_per_stoplist_and_model() {
-        let Some(path) = crate::testdata::shared_path(
+    /// A news article of a shared site: its HTML, parsed and segmented; `None` without
+    /// `../shared`.
+    fn article() -> Option<(String, Document, Vec<Block>)> {
+        let path = crate::testdata::shared_path(
             "sites/www.freepressokc.com/okc-council-members-question-wisdom-costco-incentives/index.html",
-        ) else {
-            return;
-        };
+        )?;
         let html = std::fs::read_to_string(path).expect("the page reads");
         let doc = Document::parse(&html);
         let blocks = segment(&doc);
+        Some((html, doc, blocks))
+    }
+
+    #[test]
+    fn a_page_is_answered_once_per_stoplist_and_model() {
+        let Some((html, doc, blocks)) = article() else { return };
         let model = shipped().expect("shipped model");
         let (jt, sd) = (JusTextParams::default(), StaDyNoTParams::default());
         let english = stoplist_for(Some("English"), "");
@@ -437,14 +442,7 @@ mod tests {
     /// page whose language is not reliable gets no bytes (its host's language will choose).
     #[test]
     fn the_own_stoplist_travels_with_the_answer() {
-        let Some(path) = crate::testdata::shared_path(
-            "sites/www.freepressokc.com/okc-council-members-question-wisdom-costco-incentives/index.html",
-        ) else {
-            return;
-        };
-        let html = std::fs::read_to_string(path).expect("the page reads");
-        let doc = Document::parse(&html);
-        let blocks = segment(&doc);
+        let Some((html, doc, blocks)) = article() else { return };
         let model = shipped().expect("shipped model");
         let (jt, sd) = (JusTextParams::default(), StaDyNoTParams::default());
         let detected = own_stoplist(&doc, &blocks, None).expect("an English article is reliable");

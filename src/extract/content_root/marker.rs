@@ -90,11 +90,6 @@ fn child_of(doc: &Document, block: &Block, container: NodeId) -> Option<NodeId> 
 
 #[cfg(test)]
 mod tests {
-    use super::super::refine;
-    use crate::eval::dataset::test_set;
-    use crate::extract::pipeline::{extract_html, ExtractSettings};
-    use crate::extract::ExtractorKind;
-    use crate::html::{segment, Document};
 
     const PARA: &str = "This is a long paragraph of real article text that says something about the topic of the page";
 
@@ -108,13 +103,7 @@ mod tests {
         (1..=3).map(|i| format!("<br><b>Reader {i}</b><br>{PARA} said reader {i} in a comment.<br><hr>")).collect()
     }
 
-    /// The texts the rules keep when every block has all three votes.
-    fn kept(html: &str) -> Vec<String> {
-        let doc = Document::parse(html);
-        let blocks = segment(&doc);
-        let labels = refine(&doc, &blocks, &vec![3; blocks.len()]);
-        blocks.iter().zip(labels).filter(|(_, l)| l.is_good()).map(|(b, _)| b.text.clone()).collect()
-    }
+    use super::super::tests::{default_text, kept_by_rules as kept};
 
     #[test]
     fn comments_after_an_empty_marker_in_the_articles_container_go() {
@@ -161,11 +150,7 @@ mod tests {
     /// and text between rules; they leave the text.
     #[test]
     fn a_real_pages_flat_comments_leave_the_text() {
-        let Some(set) = test_set("l3s-gn1") else { return };
-        let page = set.pages.iter().find(|p| p.id == "79bc594a-ae6d-4549-833a-cd74270619a2").expect("page in the set");
-        let html = set.read_html(page).expect("readable page");
-        let ex = extract_html(&html, ExtractorKind::Default, None, &ExtractSettings::default()).expect("extraction");
-        let text = ex.paragraphs.iter().map(|p| p.text.as_str()).collect::<Vec<_>>().join("\n");
+        let Some(text) = default_text("l3s-gn1", "79bc594a-ae6d-4549-833a-cd74270619a2") else { return };
         assert!(text.contains("Bloc Quebecois Leader Gilles Duceppe said Friday"), "{text}");
         assert!(!text.contains("The time has come for the tax and spend Liberals"), "{text}");
         assert!(!text.contains("Provincial infrastructure is deteriorating"), "{text}");

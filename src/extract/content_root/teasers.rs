@@ -237,11 +237,6 @@ impl TeaserLists {
 
 #[cfg(test)]
 mod tests {
-    use super::super::refine;
-    use crate::eval::dataset::test_set;
-    use crate::extract::pipeline::{extract_html, ExtractSettings};
-    use crate::extract::ExtractorKind;
-    use crate::html::{segment, Document};
 
     const PARA: &str = "This is a long paragraph of real article text that says something about the topic of the page";
 
@@ -260,13 +255,7 @@ mod tests {
         format!("<li><h3><a href=/story{n}>The headline of another story {n}</a></h3><p>The first sentence of story {n} as a teaser.</p></li>")
     }
 
-    /// The texts the rules keep when every block has all three votes.
-    fn kept(html: &str) -> Vec<String> {
-        let doc = Document::parse(html);
-        let blocks = segment(&doc);
-        let labels = refine(&doc, &blocks, &vec![3; blocks.len()]);
-        blocks.iter().zip(labels).filter(|(_, l)| l.is_good()).map(|(b, _)| b.text.clone()).collect()
-    }
+    use super::super::tests::{default_text, kept_by_rules as kept};
 
     #[test]
     fn a_list_of_other_stories_beside_an_article_goes() {
@@ -320,14 +309,7 @@ mod tests {
     /// (modern2026-dev 2903, stackoverflow.blog's front page) keeps its cards.
     #[test]
     fn real_teaser_lists_go_and_real_listings_stay() {
-        let text = |set: &str, id: &str| {
-            let set = test_set(set)?;
-            let page = set.pages.iter().find(|p| p.id == id).expect("page in the set");
-            let html = set.read_html(page).expect("readable page");
-            let ex =
-                extract_html(&html, ExtractorKind::Default, None, &ExtractSettings::default()).expect("extraction");
-            Some(ex.paragraphs.iter().map(|p| p.text.as_str()).collect::<Vec<_>>().join("\n"))
-        };
+        let text = default_text;
         let Some(news) = text("l3s-gn1", "29721ba8-332a-436e-87d4-ff3c017bc2ef") else { return };
         assert!(news.contains("A reputed gang member is now in jail in Miami"), "{news}");
         assert!(news.contains("three prior felony convictions"), "{news}");

@@ -32,6 +32,24 @@ fn comment(html: &str, selector: &str) -> bool {
     element_hints(el.value()).comment
 }
 
+/// The texts the rules keep in `html` when every block has all three votes.
+pub(super) fn kept_by_rules(html: &str) -> Vec<String> {
+    let doc = Document::parse(html);
+    let blocks = segment(&doc);
+    let labels = refine(&doc, &blocks, &vec![3; blocks.len()]);
+    blocks.iter().zip(&labels).filter(|(_, l)| l.is_good()).map(|(b, _)| b.text.clone()).collect()
+}
+
+/// The default extractor's text (paragraphs joined by newlines) of page `id` of the shared
+/// set `set`, without a site model; `None` when `../shared` is missing.
+pub(super) fn default_text(set: &str, id: &str) -> Option<String> {
+    let set = test_set(set)?;
+    let page = set.pages.iter().find(|p| p.id == id).expect("page in the set");
+    let html = set.read_html(page).expect("readable page");
+    let ex = extract_html(&html, ExtractorKind::Default, None, &ExtractSettings::default()).expect("extraction");
+    Some(ex.paragraphs.iter().map(|p| p.text.as_str()).collect::<Vec<_>>().join("\n"))
+}
+
 /// A paragraph of running text: more than [`TAIL_TEXT_WORDS`] words.
 const LONG_PARA: &str =
     "This is a long paragraph of real article text that says something about the topic of the page in more than twenty words";
@@ -66,12 +84,7 @@ fn comments_go_below_an_article_and_stay_as_a_thread() {
     // An article of 7 × 16 voted words, at least COMMENT_ARTICLE_WORDS.
     let article: String = ["a", "b", "c", "d", "e", "f", "g"].iter().map(|x| format!("<p>{para} {x}</p>")).collect();
     let article = format!("<div class=entry>{article}</div>");
-    let kept = |html: &str| -> Vec<String> {
-        let doc = Document::parse(html);
-        let blocks = segment(&doc);
-        let labels = refine(&doc, &blocks, &vec![3; blocks.len()]);
-        blocks.iter().zip(&labels).filter(|(_, l)| l.is_good()).map(|(b, _)| b.text.clone()).collect()
-    };
+    let kept = kept_by_rules;
     let with_article = kept(&format!("<body><div class=main>{article}{comments}</div></body>"));
     assert_eq!(with_article.len(), 7, "{with_article:?}");
     assert!(with_article.iter().all(|t| !t.contains("reply")), "{with_article:?}");
