@@ -21,10 +21,9 @@ pub const COUNT_WORDS: &[&str] = &["count", "number"];
 /// element without text whose id (or an anchor's `name`) holds an [`is_comment_word`] word
 /// and no [`COUNT_WORDS`] word; the blocks after it are those whose text sits in a later
 /// sibling of the marker (or in a later sibling's subtree). The first marker of each element
-/// on the blocks' paths counts; a marker counts only below an article: at least
-/// [`COMMENT_ARTICLE_WORDS`] voted words in its container before it, and as many voted words
-/// of the page outside what it marks (a page that is all comments is a thread, and keeps
-/// them).
+/// on the blocks' paths counts; a marker counts only below an article: on a page of at least
+/// twice [`COMMENT_ARTICLE_WORDS`] voted words, at least [`COMMENT_ARTICLE_WORDS`] of them in
+/// its container before it (a page that is all comments is a thread, and keeps them).
 pub fn marked_comment_blocks(doc: &Document, blocks: &[Block], voted: &[bool], paths: &Paths<'_>) -> Vec<bool> {
     let mut flags = vec![false; blocks.len()];
     let voted_words: usize = blocks.iter().zip(voted).filter(|(_, &v)| v).map(|(b, _)| b.words).sum();
@@ -37,19 +36,18 @@ pub fn marked_comment_blocks(doc: &Document, blocks: &[Block], voted: &[bool], p
             continue;
         };
         let after: HashSet<NodeId> = marker.next_siblings().map(|s| s.id()).collect();
-        let (mut before_words, mut marked_words) = (0usize, 0usize);
+        let mut before_words = 0usize;
         let mut marked = Vec::new();
         for (i, block) in blocks.iter().enumerate() {
             let Some(child) = child_of(doc, block, container) else { continue };
-            let words = if voted[i] { block.words } else { 0 };
             if after.contains(&child) {
                 marked.push(i);
-                marked_words += words;
-            } else if child != marker.id() {
-                before_words += words;
+            } else if child != marker.id() && voted[i] {
+                before_words += block.words;
             }
         }
-        if before_words >= COMMENT_ARTICLE_WORDS && voted_words - marked_words >= COMMENT_ARTICLE_WORDS {
+        // The words before the marker lie outside what it marks: an article that stays.
+        if before_words >= COMMENT_ARTICLE_WORDS {
             for i in marked {
                 flags[i] = true;
             }
