@@ -12,6 +12,13 @@ use std::collections::{BinaryHeap, VecDeque};
 use std::time::Instant;
 use url::Url;
 
+/// Most pages of one host fetched and not yet durable. A host's fetched pages wait in memory,
+/// each with its links and its extraction, while the host's sample is extracted with its new
+/// model (they are written after the sample); at no politeness delay a fast host would go on
+/// fetching while it waits, so it pauses here instead and resumes as its pages commit. At
+/// least one group commit's worth of pages at that speed (a group closes after 200 ms).
+pub const MAX_UNCOMMITTED_PAGES: u64 = 64;
+
 /// What dispatch knows of one host during this run.
 pub struct HostRuntime {
     /// Host key.
@@ -88,12 +95,20 @@ impl HostRuntime {
         }
     }
 
-    /// True when the host may need a request: alive, idle, and robots.txt or a URL to fetch.
+    /// True when the host may need a request: alive, idle, fewer than
+    /// [`MAX_UNCOMMITTED_PAGES`] of its pages uncommitted, and robots.txt or a URL to fetch.
     pub fn schedulable(&self) -> bool {
         !self.dead
             && !self.moved
             && !self.in_flight
+            && !self.at_uncommitted_cap()
             && (self.robots.is_none() || !self.window.is_empty() || self.has_work || !self.early.is_empty())
+    }
+
+    /// True when [`MAX_UNCOMMITTED_PAGES`] of the host's pages wait for their commit: it
+    /// fetches nothing more until some are durable.
+    pub fn at_uncommitted_cap(&self) -> bool {
+        self.outstanding >= MAX_UNCOMMITTED_PAGES
     }
 
     /// True when the host has URLs to fetch: in its window, queued in the store, or queued in

@@ -172,10 +172,11 @@ pub struct LearnParams {
     /// hosts with fewer pages are extracted with jusText alone. Default 10 (StaDyNoT learns
     /// from 10 neighbour pages, Barua et al. 2014, §4).
     pub min_sample: usize,
-    /// Most DOM nodes of the sample parsed at once for learning (memory: about 200 bytes per
-    /// node). Pages past this budget, in crawl order, are left out of learning and extracted
-    /// with the model one at a time; the first page always takes part. Default 400,000 (100
-    /// pages of 4,000 nodes, a typical article page; about 80 MB).
+    /// Most DOM nodes of the sample parsed at once for learning (memory: about 250 bytes per
+    /// node with its attributes and text). Pages past this budget, in crawl order, are left
+    /// out of learning and extracted with the model one at a time; the first page always
+    /// takes part. Default 200,000, about 50 MB: 100 pages of 2,000 nodes, or 50 article pages
+    /// of 4,000.
     pub max_sample_nodes: usize,
     /// Check the learned model on held-out pages of its own sample and drop the GoldMiner
     /// templates and static keys that would take main text ([`learn::validate`]). Default true.
@@ -202,7 +203,7 @@ impl Default for LearnParams {
         LearnParams {
             sample_size: 100,
             min_sample: 10,
-            max_sample_nodes: 400_000,
+            max_sample_nodes: 200_000,
             held_out_check: true,
             relearn_window: 100,
             relearn_miss_rise: 0.3,

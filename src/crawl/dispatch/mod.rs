@@ -763,9 +763,13 @@ impl<F: Fetch> Dispatcher<F> {
                 for host in pages {
                     if let Some(&idx) = self.index.get(&host) {
                         let h = &mut self.hosts[idx];
+                        let was_capped = h.at_uncommitted_cap();
                         h.outstanding = h.outstanding.saturating_sub(1);
                         self.outstanding = self.outstanding.saturating_sub(1);
-                        if h.outstanding == 0 {
+                        if was_capped && !h.at_uncommitted_cap() {
+                            self.make_due(idx);
+                        }
+                        if self.hosts[idx].outstanding == 0 {
                             self.check_dry(idx);
                         }
                     }

@@ -52,10 +52,18 @@ struct Outcome {
     dead: Vec<String>,
     dry: Vec<String>,
     requests: Vec<(tokio::time::Instant, String)>,
+    /// With `hold`: the page requests made by the time the held acknowledgements went out.
+    requests_while_held: Option<usize>,
 }
 
 /// Crawl `paths` of one host; the stand-in committer acknowledges each outcome at once.
 async fn crawl(pages: &[(&str, Vec<u16>)], robots: Option<(u16, String)>) -> Outcome {
+    crawl_holding(pages, robots, None).await
+}
+
+/// [`crawl`], the stand-in committer holding back its acknowledgements (pages that wait for
+/// their commit) until 60 s of the paused clock after the `hold`-th, then giving them all.
+async fn crawl_holding(pages: &[(&str, Vec<u16>)], robots: Option<(u16, String)>, hold: Option<usize>) -> Outcome {
     let state = CrawlState::open(Arc::new(MemoryStore::new())).unwrap();
     let mut batch = state.batch();
     for (path, _) in pages {
@@ -88,13 +96,41 @@ async fn crawl(pages: &[(&str, Vec<u16>)], robots: Option<(u16, String)>) -> Out
     let (events_tx, events_rx) = tokio::sync::mpsc::unbounded_channel();
     let mut d = Dispatcher::new(fetch.clone(), state, cfg, work_tx, commit_tx, events_rx);
     d.add_host("a.test", Url::parse("http://a.test/").unwrap(), None, HostModel::Sampling, false);
+    let log = fetch.clone();
     let committer = tokio::spawn(async move {
-        let mut out = Outcome { results: Vec::new(), dead: Vec::new(), dry: Vec::new(), requests: Vec::new() };
+        let mut out = Outcome {
+            results: Vec::new(),
+            dead: Vec::new(),
+            dry: Vec::new(),
+            requests: Vec::new(),
+            requests_while_held: None,
+        };
+        // Acknowledgements held back, and when they go out (60 s after the `hold`-th).
+        let mut held = Vec::new();
+        let mut release_at = None;
         loop {
             let ack = |host: String| Event::Committed { pages: vec![host], new_work: vec![], counters: Box::default() };
+            if release_at.is_some_and(|t| tokio::time::Instant::now() >= t) {
+                let requests = log.log.lock().unwrap().iter().filter(|(_, p)| p != "/robots.txt").count();
+                out.requests_while_held = Some(requests);
+                release_at = None;
+                for a in held.drain(..) {
+                    let _ = events_tx.send(a);
+                }
+            }
             if let Ok(WorkItem::Page { host, entry, .. }) = work_rx.try_recv() {
                 out.results.push((entry.url, "fetched"));
-                let _ = events_tx.send(ack(host));
+                match hold {
+                    Some(n) if out.requests_while_held.is_none() => {
+                        held.push(ack(host));
+                        if held.len() == n {
+                            release_at = Some(tokio::time::Instant::now() + Duration::from_secs(60));
+                        }
+                    }
+                    _ => {
+                        let _ = events_tx.send(ack(host));
+                    }
+                }
                 continue;
             }
             match commit_rx.try_recv() {
@@ -169,4 +205,20 @@ async fn robots_disallowed_urls_are_not_fetched() {
     assert_eq!(paths, ["/robots.txt", "/open"]);
     let kinds: Vec<&str> = out.results.iter().map(|(_, k)| *k).collect();
     assert_eq!(kinds, ["robots_disallowed", "fetched"]);
+}
+
+/// A host whose fetched pages are not committed (held back while its sample is extracted with
+/// its model) stops at [`MAX_UNCOMMITTED_PAGES`] pages in memory, however long they wait,
+/// and goes on once they are durable.
+#[tokio::test(start_paused = true)]
+async fn a_host_pauses_while_its_uncommitted_pages_are_at_the_cap() {
+    use crate::crawl::hosts::MAX_UNCOMMITTED_PAGES;
+    let cap = MAX_UNCOMMITTED_PAGES as usize;
+    let paths: Vec<String> = (0..cap + 20).map(|i| format!("/{i}")).collect();
+    let pages: Vec<(&str, Vec<u16>)> = paths.iter().map(|p| (p.as_str(), vec![200])).collect();
+    let out = crawl_holding(&pages, Some((404, String::new())), Some(cap)).await;
+    assert_eq!(out.requests_while_held, Some(cap), "60 s at a delay of 1 s, and no request past the cap");
+    let fetched = out.results.iter().filter(|(_, k)| *k == "fetched").count();
+    assert_eq!(fetched, cap + 20, "every page once the held ones are committed");
+    assert_eq!(out.dry, ["a.test"]);
 }
