@@ -148,6 +148,39 @@ pub const PATH_TAGS: &[&str] =
 /// they are bits of a `u64`).
 pub const CLASS_DEPTH: usize = 6;
 
+/// Element names of the DOM path that the named path columns of [`FEATURE_NAMES`] read
+/// (`in_list_or_table`, `path_p`, `path_pre`, …): bits 32 and up of [`path_bits`].
+const NAMED_PATH_TAGS: &[&str] =
+    &["li", "dd", "dt", "td", "th", "p", "pre", "code", "blockquote", "form", "select", "button", "label", "input"];
+
+const _: () = assert!(PATH_TAGS.len() <= 32 && NAMED_PATH_TAGS.len() <= 32, "path tags are bits of a u64");
+
+/// The element names of `dom_path` (names joined by `.`) that the features read, as bits:
+/// [`PATH_TAGS`]`[k]` is bit `k`, [`NAMED_PATH_TAGS`]`[k]` bit `32 + k`; and the number of
+/// names on the path. Computed once per distinct path of a page.
+fn path_bits(dom_path: &str) -> (u64, usize) {
+    let mut bits = 0u64;
+    let mut names = 0;
+    for name in dom_path.split('.') {
+        names += 1;
+        if let Some(k) = PATH_TAGS.iter().position(|t| *t == name) {
+            bits |= 1 << k;
+        }
+        if let Some(k) = NAMED_PATH_TAGS.iter().position(|t| *t == name) {
+            bits |= 1 << (32 + k);
+        }
+    }
+    (bits, names)
+}
+
+/// The [`path_bits`] mask of `tags`, each one of [`NAMED_PATH_TAGS`].
+fn named_mask(tags: &[&str]) -> u64 {
+    tags.iter().fold(0, |mask, tag| {
+        let k = NAMED_PATH_TAGS.iter().position(|t| t == tag).expect("a named path tag");
+        mask | 1 << (32 + k)
+    })
+}
+
 /// Number of columns of [`FEATURE_NAMES`].
 const NAMED: usize = FEATURE_NAMES.len();
 
@@ -395,7 +428,10 @@ pub fn block_features(
     }
     // Blocks sharing a DOM path, and how many of their words the rules keep.
     let mut mates: HashMap<&str, (usize, usize, usize)> = HashMap::default();
+    // The path features of each distinct DOM path ([`path_bits`]).
+    let mut paths: HashMap<&str, (u64, usize)> = HashMap::default();
     for (b, l) in blocks.iter().zip(votes.refined) {
+        paths.entry(b.dom_path.as_str()).or_insert_with(|| path_bits(&b.dom_path));
         let e = mates.entry(b.dom_path.as_str()).or_default();
         e.0 += 1;
         e.1 += b.words;
@@ -420,22 +456,38 @@ pub fn block_features(
     let title: Vec<String> = doc.title.as_deref().map(word_set).unwrap_or_default();
     let mut before = 0usize;
     let mut class_cache = HashMap::default();
+    let masks = [
+        named_mask(&["li", "dd", "dt", "td", "th"]),
+        named_mask(&["p"]),
+        named_mask(&["pre", "code"]),
+        named_mask(&["blockquote"]),
+        named_mask(&["td", "th"]),
+        named_mask(&["li"]),
+        named_mask(&["form", "select", "button", "label", "input"]),
+    ];
     for (i, b) in blocks.iter().enumerate() {
         let good =
             |labels: &[Label], j: Option<usize>| flag(j.and_then(|j| labels.get(j)).is_some_and(|l| l.is_good()));
         let (prev, next) = (i.checked_sub(1), Some(i + 1));
         let ld = |j: Option<usize>| j.and_then(|j| blocks.get(j)).map_or(0.0, |b| b.link_density() as f32);
-        let path_has = |tags: &[&str]| flag(b.dom_path.split('.').any(|t| tags.contains(&t)));
+        let (path, path_names) = paths.get(b.dom_path.as_str()).copied().unwrap_or_else(|| path_bits(&b.dom_path));
+        let path_has = |mask: u64| flag(path & mask != 0);
         let chars = b.chars.max(1) as f32;
-        let digits = b.text.chars().filter(char::is_ascii_digit).count() as f32;
-        let commas = b.text.chars().filter(|&c| matches!(c, ',' | '、' | '，')).count() as f32;
+        let (mut digits, mut commas) = (0usize, 0usize);
+        for c in b.text.chars() {
+            digits += usize::from(c.is_ascii_digit());
+            commas += usize::from(matches!(c, ',' | '、' | '，'));
+        }
+        let (digits, commas) = (digits as f32, commas as f32);
         let last_char = b.text.chars().last().unwrap_or(' ');
         let (m_blocks, m_words, m_kept) = mates.get(b.dom_path.as_str()).copied().unwrap_or((1, 0, 0));
+        // The block's lower-cased words, for the title and JSON-LD columns (once per block).
+        let block_words =
+            if (!title.is_empty() && b.words > 0) || ld_body.is_some() { word_set(&b.text) } else { Vec::new() };
         let overlap = if title.is_empty() || b.words == 0 {
             0.0
         } else {
-            let words = word_set(&b.text);
-            words.iter().filter(|w| title.contains(w)).count() as f32 / words.len().max(1) as f32
+            block_words.iter().filter(|w| title.contains(w)).count() as f32 / block_words.len().max(1) as f32
         };
         let row: [f32; NAMED] = [
             flag(votes.justext[i].is_good()),
@@ -455,7 +507,7 @@ pub fn block_features(
             b.link_density() as f32,
             flag(b.heading),
             flag(b.kind == ParagraphKind::ListItem),
-            path_has(&["li", "dd", "dt", "td", "th"]),
+            path_has(masks[0]),
             stopword_density(&b.text, stoplist) as f32,
             flag(matches!(last_char, '.' | '!' | '?' | '。' | '！' | '？' | '"' | '”' | ':' | ';' | ')')),
             digits / chars,
@@ -464,7 +516,7 @@ pub fn block_features(
             ln1p(n),
             ln1p(page_words),
             refined_words as f32 / page_words.max(1) as f32,
-            b.dom_path.split('.').count() as f32 / 20.0,
+            path_names as f32 / 20.0,
             good(votes.refined, prev),
             good(votes.refined, next),
             good(votes.justext, prev),
@@ -473,12 +525,12 @@ pub fn block_features(
             ld(prev),
             ld(next),
             ln1p(gap[i]),
-            path_has(&["p"]),
-            path_has(&["pre", "code"]),
-            path_has(&["blockquote"]),
-            path_has(&["td", "th"]),
-            path_has(&["li"]),
-            path_has(&["form", "select", "button", "label", "input"]),
+            path_has(masks[1]),
+            path_has(masks[2]),
+            path_has(masks[3]),
+            path_has(masks[4]),
+            path_has(masks[5]),
+            path_has(masks[6]),
             (chars / b.words.max(1) as f32).min(30.0) / 10.0,
             flag(b.text.chars().next().is_some_and(char::is_uppercase)),
             m_kept as f32 / m_words.max(1) as f32,
@@ -495,8 +547,7 @@ pub fn block_features(
             ln1p(same.get(b.text.as_str()).copied().unwrap_or(1) - 1),
             flag(!seen.insert(b.text.as_str())),
             ld_body.as_ref().map_or(0.0, |set| {
-                let words = word_set(&b.text);
-                let grams: Vec<u64> = bigrams(&words).collect();
+                let grams: Vec<u64> = bigrams(&block_words).collect();
                 grams.iter().filter(|g| set.contains(g)).count() as f32 / grams.len().max(1) as f32
             }),
             flag(ld_body.is_some()),
@@ -506,7 +557,7 @@ pub fn block_features(
         out.extend(row.iter().map(|v| if v.is_finite() { *v } else { 0.0 }));
         let bits = ancestor_class_bits(doc, b, &mut class_cache);
         out.extend((0..CLASS_WORDS.len()).map(|k| flag(bits & (1 << k) != 0)));
-        out.extend(PATH_TAGS.iter().map(|t| flag(b.dom_path.split('.').any(|x| x == *t))));
+        out.extend((0..PATH_TAGS.len()).map(|k| flag(path & (1 << k) != 0)));
         before += b.words;
     }
     out
@@ -534,6 +585,19 @@ mod tests {
                 (b.text.clone(), names.iter().cloned().zip(row.iter().copied()).collect())
             })
             .collect()
+    }
+
+    #[test]
+    fn the_path_columns_read_each_name_of_the_path_once() {
+        let (bits, names) = path_bits("html.body.article.ul.li.p");
+        assert_eq!(names, 6);
+        let article = PATH_TAGS.iter().position(|t| *t == "article").unwrap();
+        let ul = PATH_TAGS.iter().position(|t| *t == "ul").unwrap();
+        assert_eq!(bits & 0xffff_ffff, 1 << article | 1 << ul, "PATH_TAGS bits");
+        assert_eq!(bits >> 32 << 32, named_mask(&["li", "p"]), "named bits");
+        assert_ne!(bits & named_mask(&["li", "dd", "dt", "td", "th"]), 0);
+        assert_eq!(bits & named_mask(&["pre", "code"]), 0);
+        assert_eq!(path_bits(""), (0, 1), "an empty path is one (empty) name, as split counts it");
     }
 
     #[test]
