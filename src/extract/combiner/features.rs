@@ -456,21 +456,17 @@ pub fn block_features(
     let title: Vec<String> = doc.title.as_deref().map(word_set).unwrap_or_default();
     let mut before = 0usize;
     let mut class_cache = HashMap::default();
-    let masks = [
-        named_mask(&["li", "dd", "dt", "td", "th"]),
-        named_mask(&["p"]),
-        named_mask(&["pre", "code"]),
-        named_mask(&["blockquote"]),
-        named_mask(&["td", "th"]),
-        named_mask(&["li"]),
-        named_mask(&["form", "select", "button", "label", "input"]),
-    ];
+    // The named path columns' element names, as masks of path_bits.
+    let in_list_or_table = named_mask(&["li", "dd", "dt", "td", "th"]);
+    let (in_p, in_pre, in_quote) = (named_mask(&["p"]), named_mask(&["pre", "code"]), named_mask(&["blockquote"]));
+    let (in_cell, in_li) = (named_mask(&["td", "th"]), named_mask(&["li"]));
+    let in_form = named_mask(&["form", "select", "button", "label", "input"]);
     for (i, b) in blocks.iter().enumerate() {
         let good =
             |labels: &[Label], j: Option<usize>| flag(j.and_then(|j| labels.get(j)).is_some_and(|l| l.is_good()));
         let (prev, next) = (i.checked_sub(1), Some(i + 1));
         let ld = |j: Option<usize>| j.and_then(|j| blocks.get(j)).map_or(0.0, |b| b.link_density() as f32);
-        let (path, path_names) = paths.get(b.dom_path.as_str()).copied().unwrap_or_else(|| path_bits(&b.dom_path));
+        let (path, path_names) = paths[b.dom_path.as_str()];
         let path_has = |mask: u64| flag(path & mask != 0);
         let chars = b.chars.max(1) as f32;
         let (mut digits, mut commas) = (0usize, 0usize);
@@ -507,7 +503,7 @@ pub fn block_features(
             b.link_density() as f32,
             flag(b.heading),
             flag(b.kind == ParagraphKind::ListItem),
-            path_has(masks[0]),
+            path_has(in_list_or_table),
             stopword_density(&b.text, stoplist) as f32,
             flag(matches!(last_char, '.' | '!' | '?' | '。' | '！' | '？' | '"' | '”' | ':' | ';' | ')')),
             digits / chars,
@@ -525,12 +521,12 @@ pub fn block_features(
             ld(prev),
             ld(next),
             ln1p(gap[i]),
-            path_has(masks[1]),
-            path_has(masks[2]),
-            path_has(masks[3]),
-            path_has(masks[4]),
-            path_has(masks[5]),
-            path_has(masks[6]),
+            path_has(in_p),
+            path_has(in_pre),
+            path_has(in_quote),
+            path_has(in_cell),
+            path_has(in_li),
+            path_has(in_form),
             (chars / b.words.max(1) as f32).min(30.0) / 10.0,
             flag(b.text.chars().next().is_some_and(char::is_uppercase)),
             m_kept as f32 / m_words.max(1) as f32,
