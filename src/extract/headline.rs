@@ -74,7 +74,7 @@ pub fn keep_headline(doc: &Document, blocks: &[Block], labels: &mut [Label], exc
 /// reads as the `<title>` ([`MIN_HEADLINE_WORDS`], [`MIN_TITLE_SHARE`]). `None` when no kept
 /// block qualifies.
 pub fn headline_block(doc: &Document, blocks: &[Block], labels: &[Label]) -> Option<usize> {
-    let title = doc.title.as_deref().map(words).unwrap_or_default();
+    let title = title_words(doc);
     for (i, block) in blocks.iter().enumerate().filter(|(i, _)| labels[*i].is_good()) {
         if !block.heading {
             if block.words >= MIN_TEXT_WORDS {
@@ -82,12 +82,24 @@ pub fn headline_block(doc: &Document, blocks: &[Block], labels: &[Label]) -> Opt
             }
             continue;
         }
-        let h1 = block.dom_path.rsplit('.').next() == Some("h1") || block.dom_path.contains(".h1.");
-        if block.link_density() < 0.5 && (h1 || (!title.is_empty() && headline_of(block, &title))) {
+        if reads_as_headline(block, &title) {
             return Some(i);
         }
     }
     None
+}
+
+/// True when `block` reads as the headline of `doc`: a heading with link density below 0.5
+/// that is an `h1` or reads as the `<title>` ([`MIN_HEADLINE_WORDS`], [`MIN_TITLE_SHARE`]),
+/// wherever it stands. `title` is `doc`'s title words ([`title_words`]).
+pub fn reads_as_headline(block: &Block, title: &[String]) -> bool {
+    let h1 = block.dom_path.rsplit('.').next() == Some("h1") || block.dom_path.contains(".h1.");
+    block.heading && block.link_density() < 0.5 && (h1 || (!title.is_empty() && headline_of(block, title)))
+}
+
+/// The lower-cased words of `doc`'s `<title>` (empty without one), for [`reads_as_headline`].
+pub fn title_words(doc: &Document) -> Vec<String> {
+    doc.title.as_deref().map(words).unwrap_or_default()
 }
 
 /// Whether `block` reads as the headline of a page titled `title` (its words, lower-cased).

@@ -491,8 +491,9 @@ pub fn default_labels(
             let stadynot = StaDyNoT::new(params.clone()).classify(doc, blocks, &plain)?;
             let votes = votes(&[&justext, &boilerpipe, &stadynot]);
             let (refined, root) = content_root::refine_with_root(doc, blocks, &votes);
-            let never_main: Vec<bool> =
-                (0..blocks.len()).map(|i| root.in_comments(i) || root.in_consent(i) || root.in_teasers(i)).collect();
+            let never_main: Vec<bool> = (0..blocks.len())
+                .map(|i| root.in_comments(i) || root.in_consent(i) || root.in_teasers(i) || root.outside_post(i))
+                .collect();
             let trace = PageTrace { blocks: root.decisions(blocks, &votes, &refined), stretch: None };
             (justext, boilerpipe, stadynot, refined, never_main, trace)
         }

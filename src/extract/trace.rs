@@ -67,16 +67,21 @@ pub enum Stage {
     /// an excerpt): never main text for the default and the rules
     /// ([`crate::extract::content_root::ContentRoot::in_teasers`]).
     TeaserList,
+    /// Outside the post container the page names (`entry-content`, `itemprop=articleBody`,
+    /// ...): never main text for the default and the rules
+    /// ([`crate::extract::content_root::post::PostContainer`]).
+    OutsidePost,
 }
 
 impl Stage {
     /// Every stage, in the pipeline's order.
-    pub const ALL: [Stage; 17] = [
+    pub const ALL: [Stage; 18] = [
         Stage::Extractor,
         Stage::Combiner,
         Stage::CommentSection,
         Stage::ConsentBox,
         Stage::TeaserList,
+        Stage::OutsidePost,
         Stage::BoilerplateBox,
         Stage::OutsideContentRoot,
         Stage::Vote,
@@ -112,6 +117,7 @@ impl Stage {
             Stage::StaticNoise => "static-noise",
             Stage::HostEvidence => "host-evidence",
             Stage::TeaserList => "teaser-list",
+            Stage::OutsidePost => "outside-post",
         }
     }
 
@@ -137,6 +143,7 @@ impl Stage {
                 "the host model's evidence weighed with the combiner's probability changed its label"
             }
             Stage::TeaserList => "in a list of other stories (repeated cards of a headline link and an excerpt)",
+            Stage::OutsidePost => "outside the post container the page names (entry-content, articleBody, ...)",
         }
     }
 }

@@ -28,7 +28,7 @@ pub const FATE_STYLE: &str =
 .edge-rule{background:#f3e9e0;border-color:#8d5524}.extractor{background:#f5f5f5;border-color:#9e9e9e}\
 .vote{background:#e6f2f2;border-color:#00838f}.comment-section{background:#f1ece4;border-color:#6d4c41}\
 .combiner{background:#fff0e0;border-color:#ef6c00}.consent-box{background:#f3e5f5;border-color:#8e24aa}\
-.teaser-list{background:#ede7f6;border-color:#4527a0}\
+.teaser-list{background:#ede7f6;border-color:#4527a0}.outside-post{background:#e0f2f1;border-color:#00695c}\
 .no-running-text{background:#f0f4c3;border-color:#827717}";
 
 /// The whole page for `view` of host `host`.

@@ -158,7 +158,11 @@ fn answer_under(
     let inputs = inputs(doc, blocks, stoplist, justext, stadynot)?;
     let answer = model.answer(&inputs);
     let never_main = (0..inputs.words.len())
-        .map(|i| inputs.comments[i] || inputs.consent[i] || answer.decisions[i].stage == Stage::TeaserList)
+        .map(|i| {
+            inputs.comments[i]
+                || inputs.consent[i]
+                || matches!(answer.decisions[i].stage, Stage::TeaserList | Stage::OutsidePost)
+        })
         .collect();
     let page = Rc::new(PageAnswer {
         justext: inputs.justext,
@@ -242,7 +246,7 @@ fn header(bytes: &[u8]) -> Option<(u64, (u64, &[u8]))> {
 }
 
 /// Format version of [`encode`]'s bytes (their first byte).
-const FORMAT: u8 = 3;
+const FORMAT: u8 = 4;
 
 /// Bytes per block in [`encode`]: four labels, flags, stage, votes, two probabilities.
 const BLOCK_BYTES: usize = 15;

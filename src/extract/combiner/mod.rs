@@ -37,6 +37,9 @@ pub struct CombinerInputs {
     /// dropped when [`content_root::teasers::TeaserLists::beside_article`] holds for the
     /// combiner's labels.
     pub teasers: content_root::teasers::TeaserLists,
+    /// The post container the page names ([`content_root::post::PostContainer`]): the
+    /// combiner's kept blocks outside it go.
+    pub post: content_root::post::PostContainer,
     /// Per block: its word count ([`Block::words`]).
     pub words: Vec<usize>,
     /// Per block: the decision of the rules behind `refined`
@@ -77,9 +80,22 @@ pub fn inputs(
     let comments = (0..blocks.len()).map(|i| root.in_comments(i)).collect();
     let consent = (0..blocks.len()).map(|i| root.in_consent(i)).collect();
     let teasers = root.teaser_lists().clone();
+    let post = root.post_container().clone();
     let words = blocks.iter().map(|b| b.words).collect();
     let rules = root.decisions(blocks, &votes, &refined);
-    Ok(CombinerInputs { justext, boilerpipe, stadynot, refined, features, comments, consent, teasers, words, rules })
+    Ok(CombinerInputs {
+        justext,
+        boilerpipe,
+        stadynot,
+        refined,
+        features,
+        comments,
+        consent,
+        teasers,
+        post,
+        words,
+        rules,
+    })
 }
 
 /// The combiner's model file: the boosted trees, the columns they read and the threshold on
@@ -195,6 +211,7 @@ impl CombinerModel {
         for (label, _) in own.iter_mut().zip(&teasers).filter(|(_, &t)| t) {
             *label = Label::Bad;
         }
+        let post = inputs.post.apply(&mut own);
         let gave_way = gives_way(inputs, &own);
         let decisions = (0..own.len())
             .map(|i| {
@@ -206,6 +223,8 @@ impl CombinerModel {
                     BlockDecision::new(false, Stage::ConsentBox)
                 } else if teasers[i] {
                     BlockDecision::new(false, Stage::TeaserList)
+                } else if post[i] {
+                    BlockDecision::new(false, Stage::OutsidePost)
                 } else {
                     BlockDecision::new(own[i].is_good(), Stage::Combiner)
                 };
@@ -299,6 +318,7 @@ mod tests {
             refined,
             features: vec![0.0; n * features::FEATURES],
             teasers: Default::default(),
+            post: Default::default(),
             comments,
             consent,
             words,

@@ -10,8 +10,9 @@ impl ContentRoot {
     /// how many of jusText, Boilerpipe and StaDyNoT keep block `i`, 0–3) and the labels they
     /// returned with this root. A kept block is [`Stage::Vote`] with two votes or more, else
     /// [`Stage::MarkedContent`]; a dropped one is, in the order of the rules, a comment section,
-    /// a consent box, a teaser list, a boilerplate box, outside the root, [`Stage::EdgeRule`] when it had two
-    /// votes, else [`Stage::Vote`]. Every decision carries its votes.
+    /// a consent box, a teaser list, outside the post container, a boilerplate box, outside the
+    /// root, [`Stage::EdgeRule`] when it had two votes, else [`Stage::Vote`]. Every decision
+    /// carries its votes.
     pub fn decisions(&self, blocks: &[Block], votes: &[u8], labels: &[Label]) -> Vec<BlockDecision> {
         (0..blocks.len())
             .map(|i| {
@@ -29,6 +30,8 @@ impl ContentRoot {
                     Stage::ConsentBox
                 } else if self.in_teasers(i) {
                     Stage::TeaserList
+                } else if self.outside_post(i) {
+                    Stage::OutsidePost
                 } else if self.in_boilerplate(i) {
                     Stage::BoilerplateBox
                 } else if !self.in_root(i) {

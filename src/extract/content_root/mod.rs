@@ -31,6 +31,9 @@
 //!    structure ([`teasers`]: three or more sibling cards of one shape, each a headline link
 //!    to another page and a short excerpt) and dropped when an article lies beside them
 //!    ([`teasers::TeaserLists::beside_article`]); a page that is mostly such lists keeps them.
+//!    A page that names one post container ([`post`]: `entry-content`, `post-body`, `hentry`,
+//!    `itemprop=articleBody`, with the page's headline near it) keeps no text outside the
+//!    post's region, so the widgets around a short post cannot outweigh it.
 //! 2. **Content root.** The deepest element holding at least [`ROOT_SHARE`] of the voted
 //!    words is the content root (readability's "top candidate", here scored by the vote
 //!    rather than by comma counts); it then climbs to its parent while at least
@@ -469,6 +472,11 @@ pub struct ContentRoot {
     /// Per block: dropped by the rules as a card of a teaser list beside an article (set by
     /// [`refine_with_root`]).
     in_teasers: Vec<bool>,
+    /// The post container the page names ([`post::PostContainer`]).
+    post: post::PostContainer,
+    /// Per block: dropped by the rules as outside the post container (set by
+    /// [`refine_with_root`]).
+    outside_post: Vec<bool>,
     /// Per element: in a cookie-consent box (part of rule 1, [`ContentRoot::in_consent`]).
     in_consent: Vec<bool>,
     /// Per element: inside the root (rule 2).
@@ -569,6 +577,9 @@ impl ContentRoot {
             in_boilerplate[i] =
                 parent || (info.hints.boilerplate && !wrapper) || (info.hints.comment && article_with_comments);
         }
+        let excluded: Vec<bool> =
+            (0..nodes.len()).map(|e| in_boilerplate[e] || in_comment[e] || in_consent[e]).collect();
+        let post = post::PostContainer::find(doc, blocks, &paths, &excluded);
         // Rules 2 and 3 on the same shares: a voted boilerplate box still counts there.
         let share = |info: &NodeInfo, share: f64| info.voted_words as f64 >= share * voted_words as f64;
         let root = (voted_words > 0)
@@ -623,6 +634,8 @@ impl ContentRoot {
             in_thread,
             in_cards,
             in_teasers: Vec::new(),
+            post,
+            outside_post: Vec::new(),
             in_consent,
             in_root,
             in_content,
@@ -654,6 +667,18 @@ impl ContentRoot {
     /// article is beside the list ([`teasers::TeaserLists::beside_article`]).
     pub fn in_teaser_card(&self, i: usize) -> bool {
         self.in_cards.in_card(i)
+    }
+
+    /// The post container the page names, for [`post::PostContainer::apply`] on other labels
+    /// than the rules'.
+    pub fn post_container(&self) -> &post::PostContainer {
+        &self.post
+    }
+
+    /// True when the rules dropped block `i` as outside the post container the page names
+    /// ([`post::PostContainer::apply`]).
+    pub fn outside_post(&self, i: usize) -> bool {
+        self.outside_post.get(i).copied().unwrap_or(false)
     }
 
     /// The page's teaser lists, for [`teasers::TeaserLists::beside_article`] on other labels
@@ -714,18 +739,22 @@ pub fn refine(doc: &Document, blocks: &[Block], votes: &[u8]) -> Vec<Label> {
 pub fn refine_with_root(doc: &Document, blocks: &[Block], votes: &[u8]) -> (Vec<Label>, ContentRoot) {
     let voted: Vec<bool> = votes.iter().map(|&v| v >= 2).collect();
     let mut root = ContentRoot::find(doc, blocks, &voted);
-    let (labels, teasers) = root.labels(blocks, votes, &voted);
+    let (labels, teasers, outside_post) = root.labels(blocks, votes, &voted);
     root.in_teasers = teasers;
+    root.outside_post = outside_post;
     (labels, root)
 }
 
 impl ContentRoot {
-    /// Rules 1–9 on the votes, with this root, and the teaser cards they dropped.
-    fn labels(&self, blocks: &[Block], votes: &[u8], voted: &[bool]) -> (Vec<Label>, Vec<bool>) {
+    /// Rules 1–9 on the votes, with this root, and the teaser cards and the blocks outside
+    /// the post container they dropped.
+    fn labels(&self, blocks: &[Block], votes: &[u8], voted: &[bool]) -> (Vec<Label>, Vec<bool>, Vec<bool>) {
         let root = self;
         let none = || vec![false; blocks.len()];
         if root.voted_words == 0 {
-            return (root.marked_content_fallback(blocks), none());
+            let mut labels = root.marked_content_fallback(blocks);
+            let outside = root.post.apply(&mut labels);
+            return (labels, none(), outside);
         }
         let mut labels: Vec<Label> = blocks
             .iter()
@@ -757,15 +786,17 @@ impl ContentRoot {
         tail::drop_detached_head(blocks, &mut labels);
         tail::drop_link_lines(blocks, &mut labels);
         if labels.iter().all(|l| !l.is_good()) {
-            return (root.marked_content_fallback(blocks), none());
+            labels = root.marked_content_fallback(blocks);
         }
-        (labels, teasers)
+        let outside = root.post.apply(&mut labels);
+        (labels, teasers, outside)
     }
 }
 
 mod decisions;
 mod fallback;
 pub mod marker;
+pub mod post;
 mod tail;
 pub mod teasers;
 #[cfg(test)]
