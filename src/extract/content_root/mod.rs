@@ -27,10 +27,11 @@
 //!    cookies (a dialog or a consent manager's own box, [`CONSENT_MANAGERS`], below `body` is
 //!    dropped even then: it draws over the page and never wraps it); an element marked only
 //!    by a cookie word ([`COOKIE_WORDS`]) that holds a heading and no form control is a
-//!    manual's section about cookies, not a box. Lists of other stories are told by their
-//!    structure ([`teasers`]: three or more sibling cards of one shape, each a headline link
-//!    to another page and a short excerpt) and dropped when an article lies beside them
-//!    ([`teasers::TeaserLists::beside_article`]); a page that is mostly such lists keeps them.
+//!    manual's section about cookies, not a box, and one whose text never speaks of cookies
+//!    is not one either (a CMS's `category-cookies` on a recipe's container). Lists of other
+//!    stories are told by their structure ([`teasers`]: three or more sibling cards of one
+//!    shape, each a headline link to another page and a short excerpt) and dropped when an
+//!    article lies beside them ([`teasers::TeaserLists::beside_article`]); a page that is mostly such lists keeps them.
 //!    A page that names one post container ([`post`]: `entry-content`, `post-body`, `hentry`,
 //!    `itemprop=articleBody`, with the page's headline near it) keeps no text outside the
 //!    post's region, so the widgets around a short post cannot outweigh it.
@@ -367,22 +368,15 @@ fn element_hints(el: &Element) -> Hints {
 /// mention cookies: a consent dialog may be longer than the article, a page wrapper holds the
 /// article); on a page whose every block mentions cookies, and for a dialog or an element named
 /// after a consent manager ([`Hints::overlay`]), any marked element below `body`.
-fn consent_boxes(nodes: &[NodeInfo], blocks: &[Block], block_node: &[usize]) -> Vec<bool> {
-    let mut mentions = vec![false; nodes.len()];
+fn consent_boxes(nodes: &[NodeInfo], blocks: &[Block], block_node: &[usize], mentions: &[bool]) -> Vec<bool> {
     let mut other_words = vec![0usize; nodes.len()];
     for (block, &at) in blocks.iter().zip(block_node) {
-        if at == usize::MAX {
-            continue;
-        }
-        if block.text.as_bytes().windows(6).any(|w| w.eq_ignore_ascii_case(b"cookie")) {
-            mentions[at] = true;
-        } else {
+        if at != usize::MAX && !mentions_cookies(block) {
             other_words[at] += block.words;
         }
     }
     for i in (0..nodes.len()).rev() {
         if let Some(p) = nodes[i].parent {
-            mentions[p] |= mentions[i];
             other_words[p] += other_words[i];
         }
     }
@@ -398,6 +392,28 @@ fn consent_boxes(nodes: &[NodeInfo], blocks: &[Block], block_node: &[usize]) -> 
         inside[i] = parent || (info.hints.consent && mentions[i] && small);
     }
     inside
+}
+
+/// True when `block` speaks of cookies (the word, any case: "Cookies", "cookie settings").
+fn mentions_cookies(block: &Block) -> bool {
+    block.text.as_bytes().windows(6).any(|w| w.eq_ignore_ascii_case(b"cookie"))
+}
+
+/// Per element of `nodes` (parents first): a block under it speaks of cookies
+/// ([`mentions_cookies`]).
+fn cookie_mentions(nodes: &[NodeInfo], blocks: &[Block], block_node: &[usize]) -> Vec<bool> {
+    let mut mentions = vec![false; nodes.len()];
+    for (block, &at) in blocks.iter().zip(block_node) {
+        if at != usize::MAX && mentions_cookies(block) {
+            mentions[at] = true;
+        }
+    }
+    for i in (0..nodes.len()).rev() {
+        if let Some(p) = nodes[i].parent {
+            mentions[p] |= mentions[i];
+        }
+    }
+    mentions
 }
 
 /// Form controls and the ARIA roles of controls: what a consent box offers (accept, reject,
@@ -562,7 +578,8 @@ impl ContentRoot {
         if outside_thread < COMMENT_ARTICLE_WORDS {
             in_thread.iter_mut().for_each(|t| *t = false);
         }
-        let in_consent = consent_boxes(&nodes, blocks, &block_node);
+        let mentions = cookie_mentions(&nodes, blocks, &block_node);
+        let in_consent = consent_boxes(&nodes, blocks, &block_node, &mentions);
         let parents: Vec<Option<usize>> = nodes.iter().map(|n| n.parent).collect();
         let paths = teasers::Paths { parents: &parents, ids: &ids, block_node: &block_node };
         let in_cards = teasers::TeaserLists::find(doc, blocks, &paths);
@@ -574,8 +591,10 @@ impl ContentRoot {
             let parent = info.parent.is_some_and(|p| in_boilerplate[p]);
             let wrapper = info.voted_words as f64 >= WRAPPER_SHARE * voted_words as f64
                 && (info.words as f64 >= WRAPPER_SHARE * page_words as f64 || info.hints.content);
-            in_boilerplate[i] =
-                parent || (info.hints.boilerplate && !wrapper) || (info.hints.comment && article_with_comments);
+            // A cookie word alone marks a box only when the box speaks of cookies: a CMS's
+            // `category-cookies` on a recipe's container is no consent notice.
+            let marked = info.hints.boilerplate && (!info.hints.cookie_marked || mentions[i]);
+            in_boilerplate[i] = parent || (marked && !wrapper) || (info.hints.comment && article_with_comments);
         }
         let excluded: Vec<bool> =
             (0..nodes.len()).map(|e| in_boilerplate[e] || in_comment[e] || in_consent[e]).collect();

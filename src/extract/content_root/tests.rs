@@ -516,3 +516,23 @@ fn unmarked_comment_threads_are_told_by_their_signatures() {
     assert!(text.contains("Use By"), "{text}");
     assert!(comments.is_empty(), "{comments}");
 }
+
+/// A cookie word alone marks a box only when the box speaks of cookies: a CMS's
+/// `category-cookies` on the container of a recipe is the recipe, a `cookie-bar` that says
+/// "we use cookies" is a notice.
+#[test]
+fn a_cookie_class_word_without_cookie_text_marks_no_box() {
+    let recipe = format!(
+        "<html><body><div><p>{LONG_PARA}.</p><p>{LONG_PARA}, again.</p><p>{LONG_PARA}, once more.</p></div>\
+         <div class=\"category-cookies\"><p>{LONG_PARA}, the recipe.</p></div></body></html>"
+    );
+    let kept = kept_by_rules(&recipe);
+    assert!(kept.iter().any(|t| t.contains("the recipe")), "{kept:?}");
+    let notice = format!(
+        "<html><body><div class=\"cookie-bar\"><p>We use cookies to improve this site, as our policy on cookies explains in detail.</p></div>\
+         <div><p>{LONG_PARA}.</p><p>{LONG_PARA}, again.</p></div></body></html>"
+    );
+    let kept = kept_by_rules(&notice);
+    assert!(!kept.iter().any(|t| t.contains("We use cookies")), "{kept:?}");
+    assert_eq!(kept.len(), 2, "{kept:?}");
+}
