@@ -325,6 +325,8 @@ struct Hints {
     landmark: bool,
     /// The page's main landmark: `main` or `role=main` (rule 2).
     main_landmark: bool,
+    /// Named as a post's or article's body ([`post::is_post_element`]).
+    post: bool,
 }
 
 /// The [`Hints`] of `el`, reading the class and id words once.
@@ -359,7 +361,8 @@ fn element_hints(el: &Element) -> Hints {
     let cookie_marked =
         boilerplate && !tagged && !classed_by(&|w| BOILERPLATE_WORDS.contains(&w) && !COOKIE_WORDS.contains(&w));
     let comment = classed_by(&is_comment_word);
-    Hints { boilerplate, content, comment, consent, overlay, cookie_marked, landmark, main_landmark }
+    let post = post::names_post(el, &words);
+    Hints { boilerplate, content, comment, consent, overlay, cookie_marked, landmark, main_landmark, post }
 }
 
 /// Form controls and the ARIA roles of controls: what a consent box offers (accept, reject,
@@ -544,7 +547,8 @@ impl ContentRoot {
         }
         let excluded: Vec<bool> =
             (0..nodes.len()).map(|e| in_boilerplate[e] || in_comment[e] || in_consent[e]).collect();
-        let post = post::PostContainer::find(doc, blocks, &paths, &excluded);
+        let marked: Vec<bool> = nodes.iter().map(|n| n.hints.post).collect();
+        let post = post::PostContainer::find(doc, blocks, &paths, &marked, &excluded);
         // Rules 2 and 3 on the same shares: a voted boilerplate box still counts there.
         let share = |info: &NodeInfo, share: f64| info.voted_words as f64 >= share * voted_words as f64;
         let root = (voted_words > 0)

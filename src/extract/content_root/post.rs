@@ -46,19 +46,26 @@ pub const MIN_POST_WORDS: usize = 10;
 /// `itemprop=articleBody`). A name with a comment word (`comment-body`, `comment-post-content`)
 /// is a comment's.
 pub fn is_post_element(el: &scraper::node::Element) -> bool {
-    if el.attr("itemprop").is_some_and(|p| p.split_whitespace().any(|p| p.eq_ignore_ascii_case("articlebody"))) {
-        return POST_TAGS.contains(&el.name());
+    names_post(el, &class_words(el))
+}
+
+/// [`is_post_element`] for `el` with its class and id words `words` ([`class_words`]).
+pub(super) fn names_post(el: &scraper::node::Element, words: &[Vec<String>]) -> bool {
+    if !POST_TAGS.contains(&el.name()) {
+        return false;
     }
-    POST_TAGS.contains(&el.name())
-        && class_words(el).iter().any(|words| {
-            let last = words.last().map_or("", String::as_str);
-            let two = match words.len() {
-                0 | 1 => String::new(),
-                n => words[n - 2..].concat(),
-            };
-            (POST_NAMES.contains(&last) || POST_NAMES.contains(&two.as_str()))
-                && !words.iter().any(|w| super::is_comment_word(w))
-        })
+    if el.attr("itemprop").is_some_and(|p| p.split_whitespace().any(|p| p.eq_ignore_ascii_case("articlebody"))) {
+        return true;
+    }
+    words.iter().any(|words| {
+        let last = words.last().map_or("", String::as_str);
+        let two = match words.len() {
+            0 | 1 => String::new(),
+            n => words[n - 2..].concat(),
+        };
+        (POST_NAMES.contains(&last) || POST_NAMES.contains(&two.as_str()))
+            && !words.iter().any(|w| super::is_comment_word(w))
+    })
 }
 
 /// The page's one post container, when it names exactly one: the [`is_post_element`]
@@ -78,21 +85,17 @@ pub struct PostContainer {
 }
 
 impl PostContainer {
-    /// The post container of `doc` over its block paths; `excluded[e]` marks the elements in
-    /// boilerplate, comment sections or consent boxes (never a post container, and never its text).
-    pub fn find(doc: &Document, blocks: &[Block], paths: &Paths<'_>, excluded: &[bool]) -> PostContainer {
+    /// The post container of `doc` over its block paths; `marked[e]` says the page names
+    /// element `e` so ([`is_post_element`]), `excluded[e]` marks the elements in boilerplate,
+    /// comment sections or consent boxes (never a post container, and never its text).
+    pub fn find(
+        doc: &Document,
+        blocks: &[Block],
+        paths: &Paths<'_>,
+        marked: &[bool],
+        excluded: &[bool],
+    ) -> PostContainer {
         let n = paths.parents.len();
-        let marked: Vec<bool> = (0..n)
-            .map(|e| {
-                !excluded[e]
-                    && doc
-                        .html
-                        .tree
-                        .get(paths.ids[e])
-                        .and_then(|node| node.value().as_element())
-                        .is_some_and(is_post_element)
-            })
-            .collect();
         let is_text = |i: usize, b: &Block| {
             let at = paths.block_node[i];
             at < n && !excluded[at] && !b.heading && b.link_density() < MAX_LENIENT_LINK_DENSITY
@@ -120,7 +123,7 @@ impl PostContainer {
         let mut outermost = Vec::new();
         for e in 0..n {
             let parent_above = paths.parents[e].is_some_and(|p| above[p]);
-            let candidate = marked[e] && words[e] > 0;
+            let candidate = marked[e] && !excluded[e] && words[e] > 0;
             if candidate && !parent_above {
                 outermost.push(e);
             }
