@@ -109,6 +109,23 @@ pub fn features(s: &HostSignals<'_>) -> Vec<f32> {
     rows
 }
 
+/// True when the host model says something of the block of `row` (one row of [`features`]):
+/// the page holds the learned stretch, the block is under one of the host's static keys, or
+/// the host's sample gave no template (its static keys, then the host's only evidence, judge
+/// the page as a whole: what remains once the template is out). A page of a host with a
+/// template that lacks it is unlike the sample's pages: its other blocks keep the unlearned
+/// answer, which the host-evidence model would only second-guess. Only the blocks with
+/// evidence are the model's to decide ([`decides`]) and to train on.
+pub fn has_evidence(row: &[f32]) -> bool {
+    let on = |column: usize| row.get(column).is_some_and(|v| *v > 0.5);
+    !on(HAS_TEMPLATE) || on(MATCHES_TEMPLATE) || on(STATIC_NOISE)
+}
+
+/// The columns [`has_evidence`] reads ([`COLUMNS`]).
+const HAS_TEMPLATE: usize = 4;
+const MATCHES_TEMPLATE: usize = 5;
+const STATIC_NOISE: usize = 10;
+
 /// How far from its threshold the host-evidence model's probability must be for the model to
 /// decide a block ([`decides`]). Chosen among 0, 0.1 and 0.2 by the site-grouped
 /// cross-validation on the shared sets' multi-page hosts together with the gold-free check on
@@ -277,6 +294,39 @@ mod tests {
             (0.0, 0.0, -1.0)
         );
         assert_eq!(at(1, "path_kept_in_stretch"), 0.0);
+    }
+
+    /// A block has host evidence on a page with the learned stretch, under a static key, or on
+    /// a host without a template; a page lacking its host's template gives its other blocks none.
+    #[test]
+    fn host_evidence_needs_the_stretch_a_static_key_or_a_host_without_template() {
+        let html = "<html><body><nav><p>Home News Sport</p></nav>\
+            <article><p>The first paragraph of the story has words.</p></article></body></html>";
+        let blocks = segment(&Document::parse(html));
+        let labels = [Label::Bad, Label::Good];
+        let stretch = 1..2;
+        let signals = HostSignals {
+            blocks: &blocks,
+            probabilities: &[0.1, 0.7],
+            gave_way: false,
+            unlearned: &labels,
+            rules: &labels,
+            has_template: true,
+            stretch: None,
+            stretch_keeps: None,
+            static_noise: Some(&[true, false]),
+            continues: None,
+            never_main: &[false; 2],
+        };
+        let evidence = |s: &HostSignals<'_>| {
+            let rows = features(s);
+            [0, 1].map(|b| has_evidence(&rows[b * FEATURES..(b + 1) * FEATURES]))
+        };
+        assert_eq!(evidence(&signals), [true, false], "without the stretch: the static block only");
+        let keeps = [Label::Bad, Label::Good];
+        let with_stretch = HostSignals { stretch: Some(&stretch), stretch_keeps: Some(&keeps), ..signals };
+        assert_eq!(evidence(&with_stretch), [true, true]);
+        assert_eq!(evidence(&HostSignals { has_template: false, ..signals }), [true, true]);
     }
 
     /// The model decides only a block the combiner is not firm about, and only where it is sure.

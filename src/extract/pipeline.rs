@@ -458,7 +458,8 @@ pub struct DefaultLabels {
 /// signals (the stretch, GoldMiner's lenient labels, static noise, the article going on past
 /// the end pattern, the labels of step 5's rules above; [`host_evidence::features`]) and the
 /// combiner's probability are the columns of the host-evidence model, and a block the combiner
-/// is not firm about ([`combiner_is_firm`]) takes the model's label where the model is sure
+/// is not firm about ([`combiner_is_firm`]) and that the host model has evidence about
+/// ([`host_evidence::has_evidence`]) takes the model's label where the model is sure
 /// ([`host_evidence::decides`]), the rules' label elsewhere; never is a block of a comment
 /// section or a consent box kept. The per-page guard ([`guard_rejects`]) applies to either.
 /// Measured numbers: `docs/figures.md` ("Extraction", "Learning") and `docs/EVALUATION.md`.
@@ -581,14 +582,18 @@ pub fn default_labels(
     });
     let mut labels = match (host_evidence, &host_features) {
         (Some(stage), Some(rows)) => {
-            // Step 5 learned: where the combiner is not firm and the host-evidence model is
-            // sure, its label; elsewhere the rules' label and their trace.
+            // Step 5 learned: where the combiner is not firm, the host model has evidence about
+            // the block and the host-evidence model is sure, its label; elsewhere the rules'
+            // label and their trace.
             let probabilities = stage.probabilities(rows);
             let mut labels = rules.clone();
             for (i, label) in labels.iter_mut().enumerate() {
                 let firm = combiner_is_firm(answer.as_ref(), i);
                 match host_evidence::decides(probabilities[i], stage.threshold, firm) {
-                    Some(keep) if !(keep && never_main[i]) => {
+                    Some(keep)
+                        if !(keep && never_main[i])
+                            && host_evidence::has_evidence(&rows[i * host_evidence::FEATURES..]) =>
+                    {
                         if keep != unlearned[i].is_good() {
                             trace.set(i, keep, Stage::HostEvidence);
                         }

@@ -13,7 +13,9 @@ use crate::eval::dataset::{site_fold, Dataset};
 use crate::eval::run::par_map;
 use crate::extract::combiner::gbdt::{Gbdt, GbdtParams};
 use crate::extract::combiner::CombinerModel;
-use crate::extract::host_evidence::{decides, HostEvidenceModel, COLUMNS, FEATURES, MODEL_KIND, MODEL_VERSION};
+use crate::extract::host_evidence::{
+    decides, has_evidence, HostEvidenceModel, COLUMNS, FEATURES, MODEL_KIND, MODEL_VERSION,
+};
 use crate::extract::pipeline::{is_firm, page_labels, ExtractSettings};
 use crate::extract::ExtractorKind;
 use crate::html::{segment, Document};
@@ -159,8 +161,8 @@ pub fn train(
     let scores = match held_out {
         None => Vec::new(),
         Some(_) => {
-            // The decision of step 5 with the model: its label where the combiner is not firm
-            // and the model is sure, the rules' elsewhere.
+            // The decision of step 5 with the model: its label where the combiner is not firm,
+            // the block has host evidence and the model is sure, the rules' elsewhere.
             let predicted: Vec<bool> = model
                 .probabilities(&d.rows)
                 .iter()
@@ -168,7 +170,9 @@ pub fn train(
                 .zip(&d.refined)
                 .map(|((&p, row), &rules)| {
                     let combiner = 1.0 / (1.0 + (-row[LOGIT]).exp());
-                    decides(p, threshold, is_firm(combiner, row[GAVE_WAY] > 0.5)).unwrap_or(rules)
+                    decides(p, threshold, is_firm(combiner, row[GAVE_WAY] > 0.5))
+                        .filter(|_| has_evidence(row))
+                        .unwrap_or(rules)
                 })
                 .collect();
             d.sets

@@ -499,3 +499,54 @@ fn per_page_guard_rejects_a_model_that_empties_the_page() {
     let ex = extract_html(&pages[0].html, ExtractorKind::Default, Some(model.view()), &settings).unwrap();
     assert_eq!(ex.model_use, ModelUse::Unmatched);
 }
+
+/// A documentation page that lacks the template its host's other pages share (learned without
+/// it, as `eval --leave-one-out` does, and judged by the combiner and host-evidence fold
+/// models that never saw the host): the host model has no evidence about its blocks outside
+/// the static noise, and none of them that the unlearned default keeps is dropped, though the
+/// host-evidence model alone would drop some (long code examples).
+#[test]
+fn a_page_without_the_hosts_template_keeps_what_the_unlearned_default_keeps() {
+    use crate::eval::dataset::{site_fold, Dataset};
+    use crate::extract::combiner::CombinerModel;
+    use crate::extract::host_evidence::{self, HostEvidenceModel};
+    use crate::extract::pipeline::{combiner_is_firm, page_labels, ExtractSettings, ModelUse};
+    use crate::extract::ExtractorKind;
+    let Some(data) = data_dir() else { return };
+    let set = Dataset::load(&data.join("modern2026-dev")).expect("modern2026-dev loads");
+    let (host, pages) = set.sites().into_iter().find(|(h, _)| h == "docs.python.org").expect("docs.python.org");
+    let sample = set.sample_pages(&pages);
+    let target = sample.iter().position(|(i, _)| set.pages[*i].id == "0666").expect("page 0666");
+    let others: Vec<SamplePage> =
+        sample.iter().enumerate().filter(|(k, _)| *k != target).map(|(_, (_, p))| p.clone()).collect();
+    let params = LearnParams { min_sample: 5, ..LearnParams::default() };
+    let fold = site_fold(&set.pages[sample[target].0].site_key());
+    let models = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models/combiner-cv");
+    let evidence =
+        HostEvidenceModel::load(&models.join(format!("host-evidence-fold-{fold}.json"))).expect("fold model");
+    let settings = ExtractSettings {
+        combiner: Some(std::sync::Arc::new(
+            CombinerModel::load(&models.join(format!("fold-{fold}.json"))).expect("combiner fold"),
+        )),
+        host_evidence: Some(std::sync::Arc::new(evidence.clone())),
+        ..ExtractSettings::default()
+    };
+    let model = learn(&host, &others, None, &settings.justext, &params);
+    assert!(model.goldminer.is_some(), "the other pages share a template");
+    let doc = Document::parse(&sample[target].1.html);
+    let blocks = segment(&doc);
+    let plain = page_labels(&doc, &blocks, ExtractorKind::Default, None, &settings).unwrap();
+    let learned = page_labels(&doc, &blocks, ExtractorKind::Default, Some(model.view()), &settings).unwrap();
+    assert_eq!(learned.model_use, ModelUse::Unmatched, "the page lacks the template");
+    let rows = learned.host_features.as_ref().expect("static keys on the page give host-evidence rows");
+    let noise = stadynot::noise_labels(&doc, &blocks, &stadynot::static_noise_nodes(&doc, &model.stadynot));
+    let probabilities = evidence.probabilities(rows);
+    let mut would_drop = 0;
+    for (i, block) in blocks.iter().enumerate().filter(|(i, _)| plain.labels[*i].is_good() && !noise[*i]) {
+        assert!(!host_evidence::has_evidence(&rows[i * host_evidence::FEATURES..]), "{:?}", block.text);
+        assert!(learned.labels[i].is_good(), "{:?} dropped without evidence", block.text);
+        let firm = combiner_is_firm(learned.combiner.as_ref(), i);
+        would_drop += usize::from(host_evidence::decides(probabilities[i], evidence.threshold, firm) == Some(false));
+    }
+    assert!(would_drop >= 1, "the host-evidence model alone drops no kept block: the test checks nothing");
+}
