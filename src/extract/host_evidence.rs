@@ -115,7 +115,9 @@ pub fn features(s: &HostSignals<'_>) -> Vec<f32> {
 /// the page as a whole: what remains once the template is out). A page of a host with a
 /// template that lacks it is unlike the sample's pages: its other blocks keep the unlearned
 /// answer, which the host-evidence model would only second-guess. Only the blocks with
-/// evidence are the model's to decide ([`decides`]) and to train on.
+/// evidence are the model's to decide (step 5 of
+/// [`default_labels`](crate::extract::pipeline::default_labels), and the held-out scores of
+/// [`crate::train::host_evidence::train`]); it is trained on every row.
 pub fn has_evidence(row: &[f32]) -> bool {
     let on = |column: usize| row.get(column).is_some_and(|v| *v > 0.5);
     !on(HAS_TEMPLATE) || on(MATCHES_TEMPLATE) || on(STATIC_NOISE)
@@ -327,6 +329,11 @@ mod tests {
         let with_stretch = HostSignals { stretch: Some(&stretch), stretch_keeps: Some(&keeps), ..signals };
         assert_eq!(evidence(&with_stretch), [true, true]);
         assert_eq!(evidence(&HostSignals { has_template: false, ..signals }), [true, true]);
+        // The columns it reads are where COLUMNS names them.
+        assert_eq!(
+            [HAS_TEMPLATE, MATCHES_TEMPLATE, STATIC_NOISE],
+            [column("model_has_template"), column("page_matches_template"), column("static_noise")]
+        );
     }
 
     /// The model decides only a block the combiner is not firm about, and only where it is sure.

@@ -13,14 +13,15 @@ use support::site_server::{shared_sites, SiteServer};
 
 const SITES: [&str; 2] = ["hidemiyoshi.jp", "www-cs.stanford.edu"];
 
-fn write_setup(dir: &Path, addr: std::net::SocketAddr) {
+/// The crawl of [`SITES`] served at `addr`, with the politeness delay `min_delay`.
+fn write_setup(dir: &Path, addr: std::net::SocketAddr, min_delay: &str) {
     std::fs::write(dir.join("seeds.txt"), "http://hidemiyoshi.jp/blog/\nhttp://www-cs.stanford.edu/index.html\n")
         .unwrap();
     let toml = support::loopback_config(
         addr,
         &SITES,
         &format!(
-            "[crawl]\nstate_dir = \"{}\"\nout_dir = \"{}\"\n[politeness]\nmin_delay = \"0s\"\n",
+            "[crawl]\nstate_dir = \"{}\"\nout_dir = \"{}\"\n[politeness]\nmin_delay = \"{min_delay}\"\n",
             dir.join("state").display(),
             dir.join("corpus").display()
         ),
@@ -73,20 +74,23 @@ fn same_warc_responses(reference: &Path, killed: &Path) {
 }
 
 /// Deterministic kill points through the committer's `WEBCORPUS_DIE_AT` hook: each run dies
-/// at its point (the process aborts, as a kill -9 would stop it), the next resumes.
+/// at its point (the process aborts, as a kill -9 would stop it), the next resumes. A model
+/// that arrives in a run that then dies is learned again by the next, so the two learning
+/// points come before the hosts' models are stored; a 5 ms politeness delay makes the crawl
+/// last many group commits (at 0 s a build fast enough finished it before the later points).
 #[test]
 fn abort_inside_group_commits_and_during_learning_then_resume_gives_the_uninterrupted_corpus() {
     let Some(shared) = support::shared_dir("abort_resume") else { return };
     let server = SiteServer::start("127.0.0.1:0", shared_sites(&shared.join("sites")));
     let reference = tempfile::tempdir().unwrap();
-    write_setup(reference.path(), server.addr);
+    write_setup(reference.path(), server.addr, "5ms");
     assert!(support::crawl_command(reference.path()).status().unwrap().success());
     let expected = corpus_urls(reference.path());
 
     let killed = tempfile::tempdir().unwrap();
-    write_setup(killed.path(), server.addr);
+    write_setup(killed.path(), server.addr, "5ms");
     let mut died = 0;
-    for point in ["group:2", "learned:1", "group:5", "learned:1", "group:1", "group:9"] {
+    for point in ["group:2", "learned:1", "learned:1", "group:5", "group:1", "group:9"] {
         let status = support::crawl_command(killed.path()).env("WEBCORPUS_DIE_AT", point).status().unwrap();
         if !status.success() {
             died += 1;
@@ -107,7 +111,7 @@ fn sigkill_at_random_moments_then_resume_gives_the_uninterrupted_corpus() {
     let server = SiteServer::start("127.0.0.1:0", shared_sites(&shared.join("sites")));
 
     let reference = tempfile::tempdir().unwrap();
-    write_setup(reference.path(), server.addr);
+    write_setup(reference.path(), server.addr, "0s");
     let start = Instant::now();
     assert!(support::crawl_command(reference.path()).status().unwrap().success());
     let full_run = start.elapsed();
@@ -115,7 +119,7 @@ fn sigkill_at_random_moments_then_resume_gives_the_uninterrupted_corpus() {
     assert!(expected.len() > 100, "reference corpus has {} records", expected.len());
 
     let killed = tempfile::tempdir().unwrap();
-    write_setup(killed.path(), server.addr);
+    write_setup(killed.path(), server.addr, "0s");
     let mut seed = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64 | 1;
     eprintln!("kill schedule seed {seed}, uninterrupted run {full_run:?}");
     let mut kills = 0;
