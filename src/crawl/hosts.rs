@@ -14,10 +14,20 @@ use url::Url;
 
 /// Most pages of one host fetched and not yet durable. A host's fetched pages wait in memory,
 /// each with its links and its extraction, while the host's sample is extracted with its new
-/// model (they are written after the sample); at no politeness delay a fast host would go on
-/// fetching while it waits, so it pauses here instead and resumes as its pages commit. At
-/// least one group commit's worth of pages at that speed (a group closes after 200 ms).
+/// model (they are written after the sample), or while the committer stores the links of the
+/// pages before them; at no politeness delay a fast host would go on fetching while it waits,
+/// so it pauses here instead and resumes as its pages commit. At least one group commit's
+/// worth of pages at that speed (a group closes after 200 ms).
 pub const MAX_UNCOMMITTED_PAGES: u64 = 64;
+
+/// Bytes of HTTP body (the host's mean response so far, times its pages not yet durable) at
+/// which a host pauses before [`MAX_UNCOMMITTED_PAGES`]: a page in flight holds several
+/// times its body in memory (the body, its decoded text, its parse while a worker has it,
+/// its WARC record, its links), so a host of large pages is bounded by bytes, not by count.
+pub const MAX_UNCOMMITTED_BYTES: u64 = 4 << 20;
+
+/// The fewest pages [`MAX_UNCOMMITTED_BYTES`] lets a host have uncommitted.
+pub const MIN_UNCOMMITTED_PAGES: u64 = 16;
 
 /// What dispatch knows of one host during this run.
 pub struct HostRuntime {
@@ -53,6 +63,9 @@ pub struct HostRuntime {
     pub next_ticket: u64,
     /// Dispatched pages not yet durable.
     pub outstanding: u64,
+    /// Bytes of body and count of the host's 2xx responses in this run (their mean sets
+    /// [`HostRuntime::uncommitted_cap`]).
+    pub bodies: (u64, u64),
     /// Sample or extract.
     pub model: HostModel,
     /// The committer was told the host is dry.
@@ -86,6 +99,7 @@ impl HostRuntime {
             cursor: 0,
             next_ticket: 0,
             outstanding: 0,
+            bodies: (0, 0),
             model,
             dry_sent: false,
             dead: false,
@@ -105,10 +119,29 @@ impl HostRuntime {
             && (self.robots.is_none() || !self.window.is_empty() || self.has_work || !self.early.is_empty())
     }
 
-    /// True when [`MAX_UNCOMMITTED_PAGES`] of the host's pages wait for their commit: it
-    /// fetches nothing more until some are durable.
+    /// True when [`HostRuntime::uncommitted_cap`] of the host's pages wait for their commit:
+    /// it fetches nothing more until some are durable.
     pub fn at_uncommitted_cap(&self) -> bool {
-        self.outstanding >= MAX_UNCOMMITTED_PAGES
+        self.outstanding >= self.uncommitted_cap()
+    }
+
+    /// Pages the host may have fetched and not yet durable: [`MAX_UNCOMMITTED_BYTES`] over the
+    /// mean body of its 2xx responses in this run, between [`MIN_UNCOMMITTED_PAGES`] and
+    /// [`MAX_UNCOMMITTED_PAGES`] ([`MAX_UNCOMMITTED_PAGES`] before its first response).
+    pub fn uncommitted_cap(&self) -> u64 {
+        let (bytes, pages) = self.bodies;
+        match bytes.checked_div(pages) {
+            Some(mean) if mean > 0 => {
+                (MAX_UNCOMMITTED_BYTES / mean).clamp(MIN_UNCOMMITTED_PAGES, MAX_UNCOMMITTED_PAGES)
+            }
+            _ => MAX_UNCOMMITTED_PAGES,
+        }
+    }
+
+    /// Count a 2xx response of `bytes` of body towards [`HostRuntime::uncommitted_cap`].
+    pub fn record_body(&mut self, bytes: usize) {
+        self.bodies.0 += bytes as u64;
+        self.bodies.1 += 1;
     }
 
     /// True when the host has URLs to fetch: in its window, queued in the store, or queued in
@@ -213,6 +246,36 @@ mod tests {
         assert_eq!(h.take_early().map(|e| e.seq), Some(12));
         assert_eq!(h.take_early(), None);
         assert_eq!(h.cursor, 13);
+    }
+
+    /// The cap on uncommitted pages follows the host's mean body: 64 pages of small pages,
+    /// fewer of large ones (4 MiB of body in all), never under 16.
+    #[test]
+    fn a_host_of_large_pages_may_have_fewer_pages_uncommitted() {
+        let seed = Url::parse("http://a.example/").unwrap();
+        let politeness = HostPoliteness::new_at(Default::default(), Instant::now());
+        let mut h = HostRuntime::new("a.example".into(), seed, politeness, HostModel::Sampling);
+        assert_eq!(h.uncommitted_cap(), MAX_UNCOMMITTED_PAGES, "no response yet");
+        h.record_body(30_000);
+        h.record_body(50_000);
+        assert_eq!(h.uncommitted_cap(), MAX_UNCOMMITTED_PAGES, "40 KB pages: 104 fit, the count caps");
+        let mut big = HostRuntime::new(
+            "b.example".into(),
+            Url::parse("http://b.example/").unwrap(),
+            h.politeness.clone(),
+            HostModel::Sampling,
+        );
+        big.record_body(200 << 10);
+        assert_eq!(big.uncommitted_cap(), 20, "200 KiB pages: 4 MiB / 200 KiB");
+        big.outstanding = 20;
+        assert!(big.at_uncommitted_cap() && !big.schedulable());
+        big.outstanding = 19;
+        assert!(!big.at_uncommitted_cap());
+        big.record_body(10 << 20);
+        assert_eq!(big.uncommitted_cap(), MIN_UNCOMMITTED_PAGES, "5 MiB pages: the floor");
+        big.record_body(0);
+        h.bodies = (0, 3);
+        assert_eq!(h.uncommitted_cap(), MAX_UNCOMMITTED_PAGES, "empty bodies");
     }
 
     #[test]

@@ -8,17 +8,15 @@
 
 use crate::classify::{PageClass, PageClassifier};
 use crate::crawl::fetch::budget::BudgetShare;
-use crate::crawl::messages::{CommitMsg, Discard, PageContent, PageDone, PageResult, PageWork, WaitingDone, WorkItem};
+use crate::crawl::messages::{CommitMsg, Discard, PageContent, PageDone, PageResult, PageWork, WorkItem};
 use crate::crawl::sources::{feed_links, parse_source};
-use crate::domain::learn::{learn_documents, parse_sample};
 use crate::domain::{DomainModel, HostModel, LearnParams};
-use crate::extract::combiner::memo::seed;
 use crate::extract::pipeline::{extract_document, sample_answer, ExtractSettings, PageExtraction};
 use crate::extract::{ExtractError, ExtractorKind, JusTextParams};
 use crate::html::sniff::{binary_kind, unreadable_share, MAX_UNREADABLE_SHARE};
 use crate::html::{decode_html, links::extract_links, segment, Document};
 use crate::model::Block;
-use crate::store::{CrawlState, SampledPage, UrlKind};
+use crate::store::{CrawlState, UrlKind};
 use crate::write::warc::HttpExchange;
 use crossbeam_channel::{Receiver, Sender};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -27,6 +25,10 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Instant;
 use url::Url;
+
+mod jobs;
+
+use jobs::{drain, learn_and_extract};
 
 /// What the CPU work of a page needs besides the page: extractor, settings, classifier.
 #[derive(Clone)]
@@ -308,125 +310,6 @@ fn extract_parsed(
     let extraction = extract_document(doc, blocks, tools.kind, model.map(DomainModel::view), &tools.settings);
     let class = extraction.as_ref().ok().map(|ex| tools.classifier.classify_extraction(Some(url), ex, doc, blocks));
     (extraction, class)
-}
-
-/// Parse a page that waited in the state, with the answer computed when it was fetched
-/// ([`seed`]), and extract and classify it.
-fn extract_waiting(
-    s: &SampledPage,
-    model: Option<&DomainModel>,
-    tools: &PageTools,
-) -> (Result<PageExtraction, ExtractError>, Option<PageClass>) {
-    let doc = Document::parse(&s.html);
-    seed(&doc, &s.answer);
-    extract_and_classify(&doc, &s.final_url, model, tools)
-}
-
-/// Learn `host`'s model from its sample and extract the sample with it, parsing each page
-/// once: [`CommitMsg::Learned`], then one [`CommitMsg::Drained`] per sampled page (the
-/// returned message is the last). `Learned` without a model when the state cannot be read.
-fn learn_and_extract(ctx: &WorkerContext, host: &str, generation: u32, commit: &Sender<CommitMsg>) -> CommitMsg {
-    let mut sample = match ctx.state.waiting_pages(host, ctx.learn.sample_size) {
-        Ok(s) => s,
-        Err(e) => {
-            tracing::error!(host, "cannot read the sample: {e}");
-            return CommitMsg::Learned { host: host.to_string(), model: None };
-        }
-    };
-    let (docs, blocks) = parse_sample(sample.iter().map(|s| s.html.as_str()), ctx.learn.max_sample_nodes);
-    // The answers go onto the parsed pages (their bytes are not needed after).
-    for (doc, page) in docs.iter().zip(sample.iter_mut()) {
-        seed(doc, &std::mem::take(&mut page.answer));
-    }
-    let mut model = learn_documents(host, &docs, &blocks, ctx.language.as_deref(), &ctx.justext, &ctx.learn);
-    model.generation = generation;
-    tracing::info!(host, pages = docs.len(), goldminer = model.goldminer.is_some(), generation, "domain model learned");
-    let model = Arc::new(model);
-    let learned = CommitMsg::Learned { host: host.to_string(), model: Some(Box::new((*model).clone())) };
-    if commit.send(learned).is_err() {
-        return CommitMsg::Drained { host: host.to_string(), page: None, last: true };
-    }
-    // The learned pages from their parse, then the sample pages past the node budget, one
-    // parse at a time.
-    let parsed = docs.into_iter().zip(blocks).map(Some).chain(std::iter::repeat_with(|| None));
-    let n = sample.len();
-    let mut last = CommitMsg::Drained { host: host.to_string(), page: None, last: true };
-    for (i, (s, parsed)) in sample.into_iter().zip(parsed).enumerate() {
-        let page = waiting_done(s, |s| match parsed {
-            Some((doc, blocks)) => extract_parsed(&doc, &blocks, &s.final_url, Some(&model), &ctx.tools),
-            None => extract_waiting(s, Some(&model), &ctx.tools),
-        });
-        let msg = CommitMsg::Drained { host: host.to_string(), page: Some(Box::new(page)), last: i + 1 == n };
-        if i + 1 == n {
-            last = msg;
-        } else if commit.send(msg).is_err() {
-            break;
-        }
-    }
-    last
-}
-
-/// A waiting page extracted by `job`; a panic in `job` is the extraction error
-/// [`ExtractError::Panicked`] (one bad page never stops a crawl).
-fn waiting_done(
-    s: SampledPage,
-    job: impl FnOnce(&SampledPage) -> (Result<PageExtraction, ExtractError>, Option<PageClass>),
-) -> WaitingDone {
-    let (extraction, class) = catch_unwind(AssertUnwindSafe(|| job(&s))).unwrap_or_else(|_| {
-        tracing::error!(url = s.url, "extraction panicked");
-        (Err(ExtractError::Panicked), None)
-    });
-    WaitingDone {
-        seq: s.seq,
-        url: s.url,
-        final_url: s.final_url,
-        fetched_at: s.fetched_at,
-        status: s.status,
-        content_type: s.content_type,
-        warc: s.warc,
-        stream: s.stream,
-        extraction,
-        class,
-    }
-}
-
-/// Pages a drain reads from the state at a time.
-const DRAIN_WINDOW: usize = 16;
-
-/// Extract the pages of `host` waiting in the state, one message each, in crawl order, reading
-/// them in windows of [`DRAIN_WINDOW`]; the returned message is the last.
-fn drain(ctx: &WorkerContext, host: String, model: Option<Arc<DomainModel>>, commit: &Sender<CommitMsg>) -> CommitMsg {
-    let last = || CommitMsg::Drained { host: host.clone(), page: None, last: true };
-    let mut from = 0;
-    loop {
-        if ctx.stop.load(Ordering::Relaxed) {
-            return last();
-        }
-        let pages = match ctx.state.waiting_window(&host, from, DRAIN_WINDOW) {
-            Ok(p) => p,
-            Err(e) => {
-                tracing::error!(host, "cannot read the waiting pages: {e}");
-                return last();
-            }
-        };
-        let final_window = pages.len() < DRAIN_WINDOW;
-        let n = pages.len();
-        for (i, s) in pages.into_iter().enumerate() {
-            from = s.seq + 1;
-            let page = waiting_done(s, |s| extract_waiting(s, model.as_deref(), &ctx.tools));
-            let is_last = final_window && i + 1 == n;
-            let msg = CommitMsg::Drained { host: host.clone(), page: Some(Box::new(page)), last: is_last };
-            if is_last {
-                return msg;
-            }
-            if commit.send(msg).is_err() {
-                return last();
-            }
-        }
-        if final_window {
-            return last();
-        }
-    }
 }
 
 #[cfg(test)]

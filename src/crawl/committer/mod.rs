@@ -260,7 +260,10 @@ impl Committer {
                     book.next_ticket += 1;
                     let waits = book.rec.learning.defers_extracted_pages() && is_extracted(&done);
                     if waits {
-                        book.deferred.push_back(done);
+                        let mut done = done;
+                        self.queue_found_urls(&host, &mut done)?;
+                        self.book(&host).deferred.push_back(done);
+                        self.commit_if_full()?;
                     } else {
                         self.apply_page(*done)?;
                         self.commit_if_full()?;

@@ -135,6 +135,31 @@ impl Committer {
         self.apply_work(&host, &entry, response, work)
     }
 
+    /// A page whose record must wait behind its host's waiting pages (records keep the fetch
+    /// order): its links and feeds are queued now (the host's pages still queue theirs in fetch
+    /// order: a waiting page queued its own when it was fetched), so
+    /// that they are fetchable at the host's next due time and the page waits in memory
+    /// without them. Its frontier entry, WARC exchanges and record follow when it is applied
+    /// ([`Committer::apply_page`]); a crash before that fetches it again, and its links are
+    /// seen by then.
+    pub(super) fn queue_found_urls(&mut self, host: &str, done: &mut PageDone) -> Result<(), CrawlError> {
+        let PageResult::Fetched { final_url, status, work: Some(work), .. } = &mut done.result else {
+            return Ok(());
+        };
+        if !(200..300).contains(status) || *status == 304 {
+            return Ok(());
+        }
+        if final_url.as_str() != done.entry.url {
+            self.mark_seen(final_url.as_str());
+        }
+        let (links, feeds) = (std::mem::take(&mut work.links), std::mem::take(&mut work.feeds));
+        self.enqueue_links(host, &done.entry, &links)?;
+        for feed in &feeds {
+            self.queue_source(host, feed, UrlKind::Feed, 0)?;
+        }
+        Ok(())
+    }
+
     /// A 2xx page's worker output: its links and feeds queued, then its record, its sitemap's
     /// URLs, its discard, or its HTML kept for the host's sample (a learn job once the sample
     /// is full).

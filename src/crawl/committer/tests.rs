@@ -194,7 +194,8 @@ fn pages_held_back_during_a_drain_are_applied_in_bounded_store_batches() {
     let Some(html) = article(0) else { return };
     let mut rig = rig(100);
     // One page waits for the sample; the next 40 come extracted, each with 300 new links,
-    // and are held back behind it (fetch order) until the drain has written it.
+    // and are held back behind it (fetch order) until the drain has written it; their links
+    // are queued as they come.
     rig.committer.handle(page(0, "/a/", PageContent::Waiting { html: html.clone(), answer: Vec::new() }, &[])).unwrap();
     rig.committer.commit().unwrap();
     let (pages, per_page) = (40, 300);
@@ -206,13 +207,16 @@ fn pages_held_back_during_a_drain_are_applied_in_bounded_store_batches() {
     assert_eq!(rig.committer.book(HOST).deferred.len(), pages as usize);
     rig.committer.handle(CommitMsg::HostDry { host: HOST.into() }).unwrap();
     rig.committer.commit().unwrap();
+    let queued = rig.state.frontier_len(HOST).unwrap();
+    assert_eq!(queued, pages as usize * per_page, "the held pages' links are fetchable before the drain");
+    assert_eq!(rig.state.counters().unwrap().fetched, 1, "the held pages are not applied yet");
     assert_eq!(jobs(&rig), [format!("drain {HOST} model=false")]);
     let seq = rig.state.waiting_pages(HOST, 1).unwrap()[0].seq;
     // One message: the waiting page written, then every page held back applied.
     rig.committer.handle(drained(seq, "/a/", &html, true)).unwrap();
     rig.committer.commit().unwrap();
     let queued = rig.state.frontier_len(HOST).unwrap();
-    assert_eq!(queued, pages as usize * per_page, "every link queued");
+    assert_eq!(queued, pages as usize * per_page, "every link queued once");
     let bound = MAX_GROUP_WRITES + 2 * per_page + 64;
     let largest = rig.store.largest_batch();
     assert!(largest <= bound, "the largest store batch held {largest} writes (bound {bound})");

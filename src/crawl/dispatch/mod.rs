@@ -718,6 +718,7 @@ impl<F: Fetch> Dispatcher<F> {
         }
         self.retries.remove(&entry.url);
         if (200..300).contains(&page.status) {
+            h.record_body(page.body.len());
             let host = h.host.clone();
             self.dispatched += 1;
             let delay_ms = h.politeness.last_delay().as_millis() as u64;
