@@ -48,7 +48,8 @@ struct Parsed {
 /// The first `ctx.learn.sample_size` waiting pages of `host`, read in windows: those that fit
 /// `[learn] max_sample_nodes` parsed ([`parse_sample`]'s rule, the first page always), then
 /// at most the rest of the window the budget ran out in, unparsed. Returns them with the
-/// sequence number to read on from and how many pages were read.
+/// sequence number to read on from and how many sample pages are left to read there (0 when
+/// the state had no more).
 fn read_sample(ctx: &WorkerContext, host: &str) -> Result<(Parsed, Vec<SampledPage>, u64, usize), String> {
     let (limit, max_nodes) = (ctx.learn.sample_size, ctx.learn.max_sample_nodes);
     let (mut parsed, mut unparsed) = (Parsed::default(), Vec::new());
@@ -71,12 +72,14 @@ fn read_sample(ctx: &WorkerContext, host: &str) -> Result<(Parsed, Vec<SampledPa
         }
         unparsed.extend(pages);
         read += n;
-        match last_seq {
-            Some(seq) if n == want => from = seq + 1,
-            _ => break,
+        if let Some(seq) = last_seq {
+            from = seq + 1;
+        }
+        if n < want {
+            return Ok((parsed, unparsed, from, 0));
         }
     }
-    Ok((parsed, unparsed, from, read))
+    Ok((parsed, unparsed, from, limit - read))
 }
 
 /// Learn `host`'s model from its sample and extract the sample with it, parsing each page
@@ -89,7 +92,7 @@ pub(super) fn learn_and_extract(
     generation: u32,
     commit: &Sender<CommitMsg>,
 ) -> CommitMsg {
-    let (parsed, unparsed, from, read) = match read_sample(ctx, host) {
+    let (parsed, unparsed, from, left) = match read_sample(ctx, host) {
         Ok(sample) => sample,
         Err(e) => {
             tracing::error!(host, "cannot read the sample: {e}");
@@ -119,7 +122,7 @@ pub(super) fn learn_and_extract(
             return out.finish();
         }
     }
-    let (mut from, mut left) = (from, ctx.learn.sample_size.saturating_sub(read));
+    let (mut from, mut left) = (from, left);
     while left > 0 {
         let window = match ctx.state.waiting_window(host, from, DRAIN_WINDOW.min(left)) {
             Ok(w) if !w.is_empty() => w,
@@ -339,6 +342,13 @@ mod tests {
             let (drained, _, only_last) = run(|tx| drain(&ctx, HOST.to_string(), None, tx));
             assert_eq!(drained, urls(37..45));
             assert!(only_last);
+        }
+        // A host that ran dry with fewer pages than a sample (a window and a short one).
+        for max_nodes in [nodes * 3, usize::MAX] {
+            let ctx = context(100, max_nodes, &waiting[..20]);
+            let (sampled, learned, only_last) = run(|tx| learn_and_extract(&ctx, HOST, 0, tx));
+            assert!(learned && only_last);
+            assert_eq!(sampled, urls(0..20), "node budget {max_nodes}: every page once");
         }
     }
 }
