@@ -36,3 +36,14 @@ pub(crate) fn shared_path(rel: &str) -> Option<PathBuf> {
     eprintln!("\n*** SKIPPED: shared test data not found at {} (set WEBCORPUS_SHARED) ***\n", path.display());
     None
 }
+
+/// The `index.html` pages over 20 KB of the shared site `host` (`sites/<host>/*/index.html`,
+/// the article pages), in path order; `None` as [`shared_path`] when the site is missing.
+pub(crate) fn site_articles(host: &str) -> Option<Vec<PathBuf>> {
+    let root = shared_path(&format!("sites/{host}"))?;
+    let mut pages: Vec<PathBuf> =
+        std::fs::read_dir(&root).ok()?.flatten().map(|e| e.path().join("index.html")).collect();
+    pages.retain(|p| p.is_file() && std::fs::metadata(p).is_ok_and(|m| m.len() > 20_000));
+    pages.sort();
+    Some(pages)
+}

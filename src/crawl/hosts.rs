@@ -273,7 +273,6 @@ mod tests {
         assert!(!big.at_uncommitted_cap());
         big.record_body(10 << 20);
         assert_eq!(big.uncommitted_cap(), MIN_UNCOMMITTED_PAGES, "5 MiB pages: the floor");
-        big.record_body(0);
         h.bodies = (0, 3);
         assert_eq!(h.uncommitted_cap(), MAX_UNCOMMITTED_PAGES, "empty bodies");
     }

@@ -136,12 +136,11 @@ impl Committer {
     }
 
     /// A page whose record must wait behind its host's waiting pages (records keep the fetch
-    /// order): its links and feeds are queued now (the host's pages still queue theirs in fetch
-    /// order: a waiting page queued its own when it was fetched), so
-    /// that they are fetchable at the host's next due time and the page waits in memory
-    /// without them. Its frontier entry, WARC exchanges and record follow when it is applied
-    /// ([`Committer::apply_page`]); a crash before that fetches it again, and its links are
-    /// seen by then.
+    /// order): its links and feeds are queued now, so that they are fetchable at the host's
+    /// next due time and the page waits in memory without them (the host's URLs stay in fetch
+    /// order: a waiting page queued its own when it was fetched). Its frontier entry, WARC
+    /// exchanges and record follow when it is applied ([`Committer::apply_page`]); a crash
+    /// before that fetches it again, and its links are seen by then.
     pub(super) fn queue_found_urls(&mut self, host: &str, done: &mut PageDone) -> Result<(), CrawlError> {
         let PageResult::Fetched { final_url, status, work: Some(work), .. } = &mut done.result else {
             return Ok(());

@@ -49,11 +49,8 @@ fn rig(sample_size: usize) -> Rig {
 
 /// The HTML of the `n`-th article of the shared Free Press site (`None` without the data).
 fn article(n: usize) -> Option<String> {
-    let root = crate::testdata::shared_path(&format!("sites/{HOST}"))?;
-    let mut dirs: Vec<_> = std::fs::read_dir(&root).unwrap().flatten().map(|e| e.path().join("index.html")).collect();
-    dirs.retain(|p| p.is_file() && std::fs::metadata(p).unwrap().len() > 20_000);
-    dirs.sort();
-    Some(std::fs::read_to_string(&dirs[n]).unwrap())
+    let pages = crate::testdata::site_articles(HOST)?;
+    Some(std::fs::read_to_string(&pages[n]).unwrap())
 }
 
 /// Frontier sequence numbers of the pages these tests make up: far above those the store

@@ -241,14 +241,11 @@ mod tests {
 
     const HOST: &str = "www.freepressokc.com";
 
-    /// Real article pages of a shared site, `n` of them (repeated when the site has fewer).
-    fn pages(n: usize) -> Vec<String> {
-        let root = crate::testdata::shared_path(&format!("sites/{HOST}")).expect("../shared/sites is missing");
-        let mut files: Vec<_> =
-            std::fs::read_dir(&root).unwrap().flatten().map(|e| e.path().join("index.html")).collect();
-        files.retain(|p| p.is_file() && std::fs::metadata(p).unwrap().len() > 20_000);
-        files.sort();
-        (0..n).map(|i| std::fs::read_to_string(&files[i % files.len()]).unwrap()).collect()
+    /// Real article pages of a shared site, `n` of them (repeated when the site has fewer);
+    /// `None` when the shared data is missing.
+    fn pages(n: usize) -> Option<Vec<String>> {
+        let files = crate::testdata::site_articles(HOST)?;
+        Some((0..n).map(|i| std::fs::read_to_string(&files[i % files.len()]).unwrap()).collect())
     }
 
     fn context(sample_size: usize, max_sample_nodes: usize, waiting: &[String]) -> WorkerContext {
@@ -326,7 +323,7 @@ mod tests {
     /// order, the pages after the sample left to the drain; the drain then takes those.
     #[test]
     fn the_learn_job_extracts_its_sample_once_in_order_and_the_drain_the_rest() {
-        let waiting = pages(45);
+        let Some(waiting) = pages(45) else { return };
         let nodes = Document::parse(&waiting[0]).html.tree.nodes().count();
         for max_nodes in [nodes * 3, usize::MAX] {
             let ctx = context(37, max_nodes, &waiting);
