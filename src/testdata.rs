@@ -47,3 +47,13 @@ pub(crate) fn site_articles(host: &str) -> Option<Vec<PathBuf>> {
     pages.sort();
     Some(pages)
 }
+
+/// The first `per_host` [`site_articles`] of each shared site in `hosts`, host after host;
+/// `None` as [`shared_path`] when one is missing.
+pub(crate) fn articles_of(hosts: &[&str], per_host: usize) -> Option<Vec<PathBuf>> {
+    let mut pages = Vec::new();
+    for host in hosts {
+        pages.extend(site_articles(host)?.into_iter().take(per_host));
+    }
+    Some(pages)
+}

@@ -22,7 +22,9 @@ pub use crate::extract::model_rules::{
 };
 use crate::extract::model_rules::{dropped_like_kept, stretch_rules, without_static_noise};
 use crate::extract::stadynot::{self, StaDyNoT, StaDyNoTParams};
-use crate::extract::stoplist::{dominant_language, host_stoplist, stoplist_for, Stoplist, TextLanguage};
+use crate::extract::stoplist::{
+    dominant_language, host_stoplist, stoplist_for, Stoplist, TextLanguage, DOCUMENT_SAMPLE_BYTES,
+};
 use crate::extract::trace::{PageTrace, Stage, StretchTrace};
 use crate::extract::tree_filter::TreeFilterParams;
 use crate::extract::{ExtractContext, ExtractError, Extractor, ExtractorKind, SiteModel};
@@ -134,12 +136,16 @@ pub struct PageExtraction {
 impl PageExtraction {
     /// Take the paragraphs a record holds: all of them (`kept` `None`), or those `kept` marks
     /// (one flag per paragraph: Onion's [`crate::dedup::DedupOutcome::kept_mask`]). When some
-    /// are left out, `text_language` no longer describes the record's text and is cleared.
+    /// are left out within the first [`DOCUMENT_SAMPLE_BYTES`] of the joined text (the bytes
+    /// the language is detected from), `text_language` no longer describes the record's text
+    /// and is cleared; a paragraph left out further on leaves it as it is.
     pub fn take_paragraphs(&mut self, kept: Option<&[bool]>) -> Vec<Paragraph> {
         let paragraphs = std::mem::take(&mut self.paragraphs);
         match kept {
             Some(mask) if mask.iter().any(|k| !k) => {
-                self.text_language = None;
+                if !same_language_sample(&paragraphs, mask) {
+                    self.text_language = None;
+                }
                 paragraphs.into_iter().zip(mask).filter(|&(_, &k)| k).map(|(p, _)| p).collect()
             }
             _ => paragraphs,
@@ -153,6 +159,22 @@ impl PageExtraction {
     pub fn has_running_text(&self) -> bool {
         self.paragraphs.iter().any(|p| p.kind != ParagraphKind::Heading)
     }
+}
+
+/// True when `paragraphs` joined by blank lines ([`crate::model::join_paragraphs`]) and those
+/// `mask` keeps joined alike share their first [`DOCUMENT_SAMPLE_BYTES`] and the byte after
+/// them, so that [`TextLanguage::of`] reads the same sample from both: the text before the
+/// first paragraph left out is longer than the sample.
+fn same_language_sample(paragraphs: &[Paragraph], mask: &[bool]) -> bool {
+    // Bytes of the joined text before paragraph `i`'s separator.
+    let mut before = 0usize;
+    for (i, (p, &kept)) in paragraphs.iter().zip(mask).enumerate() {
+        if !kept {
+            return before > DOCUMENT_SAMPLE_BYTES;
+        }
+        before += p.text.len() + if i > 0 { 2 } else { 0 };
+    }
+    true
 }
 
 /// How a host's [`SiteModel`] took part in one page's extraction.
@@ -642,4 +664,42 @@ pub fn default_labels(
 fn votes(lists: &[&Vec<Label>]) -> Vec<u8> {
     let n = lists.first().map_or(0, |l| l.len());
     (0..n).map(|i| lists.iter().filter(|l| l[i].is_good()).count() as u8).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::join_paragraphs;
+
+    /// A record whose paragraphs Onion thins keeps the extraction's language exactly where the
+    /// joined text's sample is unchanged: for every page of two shared sites (English and
+    /// Japanese) and every paragraph left out alone, the language detected on the record's
+    /// own text equals the one kept, and the cases both ways occur.
+    #[test]
+    fn a_paragraph_left_out_after_the_language_sample_keeps_the_language() {
+        let Some(pages) = crate::testdata::articles_of(&["www.freepressokc.com", "hidemiyoshi.jp"], 12) else { return };
+        let settings = ExtractSettings::default();
+        let (mut kept_language, mut cleared) = (0, 0);
+        for page in &pages {
+            let html = std::fs::read_to_string(page).expect("page");
+            let ex = extract_html(&html, ExtractorKind::Default, None, &settings).expect("extraction");
+            let Some(detected) = ex.text_language.clone() else { continue };
+            for left_out in 0..ex.paragraphs.len() {
+                let mask: Vec<bool> = (0..ex.paragraphs.len()).map(|i| i != left_out).collect();
+                let mut thinned = ex.clone();
+                let kept = thinned.take_paragraphs(Some(&mask));
+                let own = TextLanguage::of(&join_paragraphs(&kept));
+                match &thinned.text_language {
+                    Some(language) => {
+                        kept_language += 1;
+                        assert_eq!(language.document(), own.document(), "{}, paragraph {left_out}", page.display());
+                        assert_eq!(language.reliable(), own.reliable());
+                        assert_eq!(language.document(), detected.document());
+                    }
+                    None => cleared += 1,
+                }
+            }
+        }
+        assert!(kept_language > 0 && cleared > 0, "kept {kept_language}, cleared {cleared}");
+    }
 }

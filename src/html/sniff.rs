@@ -79,13 +79,20 @@ fn is_binary_byte(b: u8) -> bool {
 /// characters of `text` that are not whitespace (0 for empty text).
 pub fn unreadable_share(text: &str) -> f64 {
     let (mut bad, mut all) = (0usize, 0usize);
-    for c in text.chars() {
-        if c.is_whitespace() {
-            continue;
-        }
-        all += 1;
-        if c == '\u{fffd}' || (c.is_control() && !matches!(c, '\t' | '\n' | '\r' | '\x0c')) {
-            bad += 1;
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    while at < bytes.len() {
+        // A run of ASCII counted a byte at a time (most of a page), then one other character.
+        let run = bytes[at..].iter().position(|b| !b.is_ascii()).unwrap_or(bytes.len() - at);
+        let (ascii_bad, ascii_all) = ascii_counts(&bytes[at..at + run]);
+        (bad, all) = (bad + ascii_bad, all + ascii_all);
+        at += run;
+        if let Some(c) = text[at..].chars().next() {
+            if !c.is_whitespace() {
+                all += 1;
+                bad += usize::from(c == '\u{fffd}' || c.is_control());
+            }
+            at += c.len_utf8();
         }
     }
     if all == 0 {
@@ -93,6 +100,16 @@ pub fn unreadable_share(text: &str) -> f64 {
     } else {
         bad as f64 / all as f64
     }
+}
+
+/// [`unreadable_share`]'s counts over ASCII bytes: (C0 controls other than whitespace and DEL,
+/// bytes other than whitespace). ASCII's whitespace is `\t \n \x0b \x0c \r` and the space
+/// (`char::is_whitespace`), its controls the bytes below 0x20 and 0x7f.
+fn ascii_counts(ascii: &[u8]) -> (usize, usize) {
+    let space = |b: u8| b == b' ' || (b'\t'..=b'\r').contains(&b);
+    let bad = ascii.iter().filter(|&&b| (b < 0x20 || b == 0x7f) && !space(b)).count();
+    let spaces = ascii.iter().filter(|&&b| space(b)).count();
+    (bad, ascii.len() - spaces)
 }
 
 #[cfg(test)]
@@ -128,5 +145,34 @@ mod tests {
         assert_eq!(unreadable_share("plain text\n\tok"), 0.0);
         assert!(unreadable_share("\u{fffd}\u{fffd}a\u{1}") > 0.7);
         assert_eq!(unreadable_share("  "), 0.0);
+    }
+
+    /// The byte-wise count over ASCII runs gives the character-wise definition's share on
+    /// every kind of character: whitespace, controls, DEL, U+FFFD, C1 controls, other scripts.
+    #[test]
+    fn unreadable_share_is_the_share_over_characters() {
+        let by_chars = |text: &str| {
+            let shown: Vec<char> = text.chars().filter(|c| !c.is_whitespace()).collect();
+            let bad = shown
+                .iter()
+                .filter(|&&c| c == '\u{fffd}' || (c.is_control() && !matches!(c, '\t' | '\n' | '\r' | '\x0c')))
+                .count();
+            if shown.is_empty() {
+                0.0
+            } else {
+                bad as f64 / shown.len() as f64
+            }
+        };
+        let alphabet: Vec<char> = (0u32..0x100)
+            .filter_map(char::from_u32)
+            .chain(['\u{fffd}', '日', '本', '\u{2028}', '\u{3000}', 'é'])
+            .collect();
+        let mut rng = fastrand::Rng::with_seed(11);
+        for len in [0, 1, 2, 7, 64, 500] {
+            for _ in 0..200 {
+                let text: String = (0..len).map(|_| alphabet[rng.usize(..alphabet.len())]).collect();
+                assert_eq!(unreadable_share(&text), by_chars(&text), "{text:?}");
+            }
+        }
     }
 }

@@ -28,12 +28,17 @@ pub struct Token<'a> {
 /// The sentences of `text` (UAX #29), each as its tokens; sentences without tokens are left
 /// out. `lang` is the record's ISO 639-1 code.
 pub fn sentences<'a>(text: &'a str, lang: Option<&str>) -> Vec<Vec<Token<'a>>> {
-    let cjk = match lang {
+    let cjk = cjk_of(lang);
+    text.unicode_sentences().map(|s| tokens(s, cjk)).filter(|t| !t.is_empty()).collect()
+}
+
+/// The cutting of CJK runs for the record's ISO 639-1 code `lang`.
+fn cjk_of(lang: Option<&str>) -> Cjk {
+    match lang {
         Some("zh") => Cjk::Chinese,
         Some("ja") => Cjk::Japanese,
         _ => Cjk::Characters,
-    };
-    text.unicode_sentences().map(|s| tokens(s, cjk)).filter(|t| !t.is_empty()).collect()
+    }
 }
 
 #[derive(Clone, Copy)]
@@ -44,7 +49,14 @@ enum Cjk {
 }
 
 fn tokens(sentence: &str, cjk: Cjk) -> Vec<Token<'_>> {
-    let mut out: Vec<Token<'_>> = Vec::new();
+    let mut out = Vec::new();
+    tokens_into(sentence, cjk, &mut out);
+    out
+}
+
+/// [`tokens`] of `sentence` into `out`, which is cleared first.
+fn tokens_into<'a>(sentence: &'a str, cjk: Cjk, out: &mut Vec<Token<'a>>) {
+    out.clear();
     let mut space_before = false;
     // A run of CJK segments waiting for the segmenter: its byte range in `sentence`.
     let mut run: Option<(usize, usize, bool)> = None;
@@ -52,7 +64,7 @@ fn tokens(sentence: &str, cjk: Cjk) -> Vec<Token<'_>> {
     for seg in sentence.split_word_bounds() {
         let start = seg.as_ptr() as usize - base;
         if seg.chars().all(char::is_whitespace) {
-            flush(sentence, &mut run, cjk, &mut out);
+            flush(sentence, &mut run, cjk, out);
             space_before = true;
             continue;
         }
@@ -60,12 +72,12 @@ fn tokens(sentence: &str, cjk: Cjk) -> Vec<Token<'_>> {
             match &mut run {
                 Some((_, end, _)) if *end == start => *end = start + seg.len(),
                 _ => {
-                    flush(sentence, &mut run, cjk, &mut out);
+                    flush(sentence, &mut run, cjk, out);
                     run = Some((start, start + seg.len(), !space_before));
                 }
             }
         } else {
-            flush(sentence, &mut run, cjk, &mut out);
+            flush(sentence, &mut run, cjk, out);
             // Control characters are no token (and no text XML can carry).
             let seg = seg.trim_matches(char::is_control);
             if !seg.is_empty() {
@@ -74,11 +86,10 @@ fn tokens(sentence: &str, cjk: Cjk) -> Vec<Token<'_>> {
         }
         space_before = false;
     }
-    flush(sentence, &mut run, cjk, &mut out);
+    flush(sentence, &mut run, cjk, out);
     if let Some(first) = out.first_mut() {
         first.glued = false;
     }
-    out
 }
 
 /// Segment the pending CJK run into `out`.
@@ -101,7 +112,14 @@ fn flush<'a>(sentence: &'a str, run: &mut Option<(usize, usize, bool)>, cjk: Cjk
 /// Words in `text`: its tokens ([`sentences`]) that hold a letter or digit, so punctuation is
 /// not counted and Chinese and Japanese are counted in words, not in space-separated runs.
 pub fn word_count(text: &str, lang: Option<&str>) -> u64 {
-    sentences(text, lang).iter().flatten().filter(|t| t.text.chars().any(char::is_alphanumeric)).count() as u64
+    let cjk = cjk_of(lang);
+    let mut sentence_tokens = Vec::new();
+    let mut count = 0;
+    for sentence in text.unicode_sentences() {
+        tokens_into(sentence, cjk, &mut sentence_tokens);
+        count += sentence_tokens.iter().filter(|t| t.text.chars().any(char::is_alphanumeric)).count();
+    }
+    count as u64
 }
 
 /// The Japanese script of a character: kanji (with the iteration marks), hiragana, katakana
@@ -162,6 +180,27 @@ mod tests {
         assert_eq!(s[0].iter().map(|t| t.glued).collect::<Vec<_>>(), [false, true, false, true]);
         assert_eq!(words(&s[1]), ["It's", "3.5", "m", "(", "really", ")", "."]);
         assert!(s[1][4].glued && !s[1][3].glued);
+    }
+
+    /// The count without the sentence lists is the count of [`sentences`]' word tokens, on
+    /// real pages of an English and a Japanese site read as text, under every CJK cutting.
+    #[test]
+    fn word_count_counts_the_word_tokens_of_the_sentences() {
+        let Some(pages) = crate::testdata::articles_of(&["www.freepressokc.com", "hidemiyoshi.jp"], 3) else { return };
+        for page in pages {
+            let html = std::fs::read_to_string(&page).expect("page");
+            let end = (0..=20_000.min(html.len())).rev().find(|&i| html.is_char_boundary(i)).unwrap_or(0);
+            let text = &html[..end];
+            for lang in [Some("en"), Some("ja"), Some("zh"), None] {
+                let listed = sentences(text, lang)
+                    .iter()
+                    .flatten()
+                    .filter(|t| t.text.chars().any(char::is_alphanumeric))
+                    .count();
+                assert!(listed > 100);
+                assert_eq!(word_count(text, lang), listed as u64, "{} {lang:?}", page.display());
+            }
+        }
     }
 
     #[test]
