@@ -26,7 +26,7 @@
 
 use crate::extract::{ExtractContext, ExtractError, Extractor};
 use crate::html::walk::{pruned_edges, VOID_TAGS};
-use crate::html::{collapse_whitespace, Document};
+use crate::html::{push_collapsed, Document};
 use crate::model::{Block, Label};
 use ego_tree::iter::Edge;
 use ego_tree::{NodeId, NodeRef};
@@ -199,7 +199,7 @@ fn for_each_key(doc: &Document, mut f: impl FnMut(NodeId, &str)) {
     }
 }
 
-/// Text appended with its whitespace collapsed as [`collapse_whitespace`] would collapse the
+/// Text appended with its whitespace collapsed as [`crate::html::collapse_whitespace`] would collapse the
 /// whole: runs of Unicode whitespace become one space, none at the ends.
 #[derive(Debug, Default)]
 struct CollapsedText {
@@ -250,7 +250,10 @@ fn static_key(el: &Element, text: &str) -> String {
         if i > 0 {
             key.push(' ');
         }
-        let _ = write!(key, "{name}=\"{}\"", collapse_whitespace(value));
+        key.push_str(name);
+        key.push_str("=\"");
+        push_collapsed(&mut key, value);
+        key.push('"');
     }
     key.push(':');
     key.push_str(text);
@@ -662,7 +665,7 @@ mod tests {
                         let parent = stack.last_mut().expect("root");
                         parent.push_str(&raw);
                         parent.push(' ');
-                        let text = collapse_whitespace(&raw);
+                        let text = crate::html::collapse_whitespace(&raw);
                         if !text.is_empty() && !matches!(el.name(), "html" | "body") {
                             out.push((node.id(), static_key(el, &text)));
                         }

@@ -43,7 +43,8 @@ const RAW_TEXT: &[&str] = &["style", "title", "textarea", "xmp", "iframe", "noem
 /// a space, so words on both sides stay apart). Borrowed when the page is not that deep.
 pub fn flatten_deep(html: &str, max_depth: usize) -> Cow<'_, str> {
     let bytes = html.as_bytes();
-    let mut open: Vec<String> = Vec::new();
+    // Open elements' names as written (compared without case, as the tokenizer lowercases them).
+    let mut open: Vec<&str> = Vec::new();
     let mut dropped: HashMap<String, usize> = HashMap::new();
     let mut out: Option<String> = None;
     let mut copied = 0;
@@ -62,36 +63,41 @@ pub fn flatten_deep(html: &str, max_depth: usize) -> Cow<'_, str> {
             Some(b'!' | b'?') => pos = find_from(html, lt, ">").map_or(html.len(), |i| i + 1),
             Some(b'/') => {
                 let name_end = lt + 2 + rest[1..].iter().position(|&b| is_name_end(b)).unwrap_or(rest.len() - 1);
-                let name = html[lt + 2..name_end].to_ascii_lowercase();
+                let name = &html[lt + 2..name_end];
                 let tag_end = find_from(html, lt, ">").map_or(html.len(), |i| i + 1);
-                if let Some(n) = dropped.get_mut(&name).filter(|n| **n > 0) {
+                let deeper = match dropped.is_empty() {
+                    true => None,
+                    false => dropped.get_mut(&name.to_ascii_lowercase()).filter(|n| **n > 0),
+                };
+                if let Some(n) = deeper {
                     *n -= 1;
                     cut(&mut out, &mut copied, lt, tag_end);
-                } else if let Some(at) = open.iter().rposition(|o| *o == name) {
+                } else if let Some(at) = open.iter().rposition(|o| o.eq_ignore_ascii_case(name)) {
                     open.truncate(at);
                 }
                 pos = tag_end;
             }
             Some(c) if c.is_ascii_alphabetic() => {
                 let name_end = lt + 1 + rest.iter().position(|&b| is_name_end(b)).unwrap_or(rest.len());
-                let name = html[lt + 1..name_end].to_ascii_lowercase();
+                let name = &html[lt + 1..name_end];
+                let is = |list: &[&str]| list.iter().any(|n| n.eq_ignore_ascii_case(name));
                 let tag_end = start_tag_end(bytes, name_end);
-                if name == "plaintext" {
+                if name.eq_ignore_ascii_case("plaintext") {
                     break;
                 }
-                if name == "script" {
+                if name.eq_ignore_ascii_case("script") {
                     pos = script_end(html, tag_end);
                     continue;
                 }
-                if RAW_TEXT.contains(&name.as_str()) {
-                    pos = end_tag(html, tag_end, &name).unwrap_or(html.len());
+                if is(RAW_TEXT) {
+                    pos = end_tag(html, tag_end, name).unwrap_or(html.len());
                     continue;
                 }
                 let self_closing = bytes[..tag_end].ends_with(b"/>");
-                let counted = !self_closing && !VOID.contains(&name.as_str()) && !IMPLIED_END.contains(&name.as_str());
+                let counted = !self_closing && !is(VOID) && !is(IMPLIED_END);
                 if counted {
                     if open.len() >= max_depth {
-                        *dropped.entry(name).or_default() += 1;
+                        *dropped.entry(name.to_ascii_lowercase()).or_default() += 1;
                         cut(&mut out, &mut copied, lt, tag_end);
                     } else {
                         open.push(name);
@@ -172,6 +178,32 @@ mod tests {
         assert!(flat.contains("deep text"));
         let doc = crate::html::Document::parse(&page);
         assert!(doc.html.root_element().text().any(|t| t.contains("deep text")));
+    }
+
+    /// Tag names are matched without case, as the tokenizer lowercases them: a page written
+    /// in mixed case is cut where its lowercase copy is, and its raw-text, void and
+    /// implied-end elements are known in any case.
+    #[test]
+    fn tag_names_are_matched_without_case() {
+        let lower = format!(
+            "<div><span><b><i><em>{}<br><p>a<textarea><div><div></textarea><script><div></script>x{}</em></i></b></span></div>",
+            "<section>".repeat(20),
+            "</section>".repeat(20)
+        );
+        let mixed = lower
+            .replace("<div>", "<DIV>")
+            .replace("</span>", "</SPAN>")
+            .replace("<section>", "<Section>")
+            .replace("</section>", "</sECTION>")
+            .replace("<br>", "<BR>")
+            .replace("<p>", "<P>")
+            .replace("textarea>", "TextArea>")
+            .replace("<script>", "<SCRIPT>");
+        for depth in [3, 6, 30] {
+            assert_eq!(flatten_deep(&mixed, depth).to_ascii_lowercase(), flatten_deep(&lower, depth), "{depth}");
+        }
+        assert!(matches!(flatten_deep(&mixed, 30), Cow::Borrowed(_)));
+        assert_eq!(flatten_deep(&mixed, 6).matches("<Section>").count(), 1);
     }
 
     #[test]

@@ -230,13 +230,20 @@ fn is_cjk_punctuation(c: char) -> bool {
 /// C1: a page's stray ESC or NUL) count as whitespace, so no text of a page carries them.
 pub fn collapse_whitespace(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
+    push_collapsed(&mut out, s);
+    out
+}
+
+/// [`collapse_whitespace`] of `s` appended to `out`.
+pub fn push_collapsed(out: &mut String, s: &str) {
+    let mut first = true;
     for w in s.split(|c: char| c.is_whitespace() || c.is_control()).filter(|w| !w.is_empty()) {
-        if !out.is_empty() {
+        if !first {
             out.push(' ');
         }
         out.push_str(w);
+        first = false;
     }
-    out
 }
 
 #[cfg(test)]

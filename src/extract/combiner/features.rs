@@ -248,9 +248,8 @@ fn ancestor_class_bits(doc: &Document, b: &Block, cache: &mut HashMap<ego_tree::
         if let scraper::Node::Element(el) = n.value() {
             bits |= *cache.entry(n.id()).or_insert_with(|| {
                 class_words(el)
-                    .iter()
-                    .flatten()
-                    .filter_map(|w| CLASS_WORDS.iter().position(|c| c == w))
+                    .all()
+                    .filter_map(|w| CLASS_WORDS.iter().position(|c| *c == w))
                     .fold(0u64, |acc, k| acc | (1 << k))
             });
             depth += 1;

@@ -89,6 +89,7 @@
 
 use crate::html::Document;
 use crate::model::{Block, Label};
+pub use class_words::ClassWords;
 use ego_tree::NodeId;
 use rustc_hash::FxHashMap as HashMap;
 use scraper::node::Element;
@@ -250,31 +251,9 @@ pub const CONTENT_WORDS: &[&str] =
 /// `itemprop` values of schema.org main text.
 pub const CONTENT_ITEMPROPS: &[&str] = &["articlebody", "text", "maincontentofpage", "reviewbody", "description"];
 
-/// The lowercase ASCII-alphanumeric words of each class name and of the id of `el`:
-/// `class="post-comments Sidebar_x"` gives `[["post", "comments"], ["sidebar", "x"]]`; a BEM
-/// modifier is left out (`Report__Section--Ads` gives `[["report", "section"]]`).
-pub(crate) fn class_words(el: &Element) -> Vec<Vec<String>> {
-    let mut out = Vec::new();
-    for value in el.attr("class").into_iter().chain(el.attr("id")) {
-        for name in value.split_whitespace() {
-            // A BEM modifier (`Block__Element--Modifier`) says how an element looks or what
-            // it holds, not what it is: `TestReport__Section--Ads` is a report section. (Only
-            // after a `__` element: Shopware writes `tab-menu--product` for a product tab.)
-            let name = match (name.find("__"), name.rfind("--")) {
-                (Some(element), Some(modifier)) if element < modifier => &name[..modifier],
-                _ => name,
-            };
-            let words: Vec<String> = name
-                .split(|c: char| !c.is_ascii_alphanumeric())
-                .filter(|w| !w.is_empty())
-                .map(|w| w.to_ascii_lowercase())
-                .collect();
-            if !words.is_empty() {
-                out.push(words);
-            }
-        }
-    }
-    out
+/// The class and id words of `el` ([`ClassWords`]).
+pub(crate) fn class_words(el: &Element) -> ClassWords {
+    ClassWords::of(el)
 }
 
 fn is_boilerplate_word(w: &str) -> bool {
@@ -337,26 +316,25 @@ fn element_hints(el: &Element) -> Hints {
         || el.name() == "article"
         || el.attr("itemprop").is_some_and(|p| CONTENT_ITEMPROPS.contains(&p.trim().to_ascii_lowercase().as_str()));
     let content = landmark
-        || words.iter().any(|words| {
-            let hinted = words.first().is_some_and(|w| CONTENT_WORDS.contains(&w.as_str()))
-                || words.last().is_some_and(|w| CONTENT_WORDS.contains(&w.as_str()));
-            hinted && !words.iter().any(|w| is_boilerplate_word(w))
+        || words.names().any(|name| {
+            let hinted = name.first().is_some_and(|w| CONTENT_WORDS.contains(&w))
+                || name.last().is_some_and(|w| CONTENT_WORDS.contains(&w));
+            hinted && !name.iter().any(is_boilerplate_word)
         });
     let tagged = BOILERPLATE_TAGS.contains(&el.name())
         || el.attr("role").is_some_and(|r| BOILERPLATE_ROLES.contains(&r.trim().to_ascii_lowercase().as_str()));
     let classed_by = |is: &dyn Fn(&str) -> bool| {
         !content
-            && words.iter().any(|words| {
-                let first = words.first().is_some_and(|w| is(w));
-                let last = words.len() <= 3 && words.last().is_some_and(|w| is(w));
+            && words.names().any(|name| {
+                let first = name.first().is_some_and(is);
+                let last = name.len() <= 3 && name.last().is_some_and(is);
                 first || last
             })
     };
     let classed = |list: &[&str]| classed_by(&|w| list.contains(&w));
-    let overlay = words.iter().flatten().any(|w| CONSENT_MANAGERS.iter().any(|m| w.contains(m)))
+    let overlay = words.all().any(|w| CONSENT_MANAGERS.iter().any(|m| w.contains(m)))
         || el.attr("role").is_some_and(|r| DIALOG_ROLES.contains(&r.trim().to_ascii_lowercase().as_str()));
-    let consent =
-        overlay || words.iter().flatten().any(|w| w.contains("cookie") || CONSENT_WORDS.contains(&w.as_str()));
+    let consent = overlay || words.all().any(|w| w.contains("cookie") || CONSENT_WORDS.contains(&w));
     let boilerplate = tagged || classed(BOILERPLATE_WORDS);
     let cookie_marked =
         boilerplate && !tagged && !classed_by(&|w| BOILERPLATE_WORDS.contains(&w) && !COOKIE_WORDS.contains(&w));
@@ -382,7 +360,7 @@ fn holds_control(doc: &Document, id: NodeId) -> bool {
     holds(doc, id, |el| {
         CONTROL_TAGS.contains(&el.name())
             || el.attr("role").is_some_and(|r| CONTROL_ROLES.contains(&r.trim().to_ascii_lowercase().as_str()))
-            || class_words(el).iter().flatten().any(|w| w.ends_with("btn") || w.ends_with("button"))
+            || class_words(el).all().any(|w| w.ends_with("btn") || w.ends_with("button"))
     })
 }
 
@@ -762,6 +740,7 @@ impl ContentRoot {
     }
 }
 
+mod class_words;
 mod consent;
 mod decisions;
 mod fallback;

@@ -7,7 +7,7 @@
 //! `BODY_XPATH`, tried before any scoring). The principal type is [`PostContainer`].
 
 use super::teasers::Paths;
-use super::{class_words, MAX_LENIENT_LINK_DENSITY};
+use super::{class_words, ClassWords, MAX_LENIENT_LINK_DENSITY};
 use crate::html::Document;
 use crate::model::{Block, Label};
 
@@ -50,21 +50,23 @@ pub fn is_post_element(el: &scraper::node::Element) -> bool {
 }
 
 /// [`is_post_element`] for `el` with its class and id words `words` ([`class_words`]).
-pub(super) fn names_post(el: &scraper::node::Element, words: &[Vec<String>]) -> bool {
+pub(super) fn names_post(el: &scraper::node::Element, words: &ClassWords) -> bool {
     if !POST_TAGS.contains(&el.name()) {
         return false;
     }
     if el.attr("itemprop").is_some_and(|p| p.split_whitespace().any(|p| p.eq_ignore_ascii_case("articlebody"))) {
         return true;
     }
-    words.iter().any(|words| {
-        let last = words.last().map_or("", String::as_str);
-        let two = match words.len() {
-            0 | 1 => String::new(),
-            n => words[n - 2..].concat(),
+    words.names().any(|name| {
+        let last = name.last().unwrap_or("");
+        // The last two words written as one (`post` `body`: `postbody`).
+        let two = |names: &&str| match name.len().checked_sub(2).and_then(|i| name.get(i)) {
+            Some(before) => {
+                names.len() == before.len() + last.len() && names.starts_with(before) && names.ends_with(last)
+            }
+            None => false,
         };
-        (POST_NAMES.contains(&last) || POST_NAMES.contains(&two.as_str()))
-            && !words.iter().any(|w| super::is_comment_word(w))
+        (POST_NAMES.contains(&last) || POST_NAMES.iter().any(two)) && !name.iter().any(super::is_comment_word)
     })
 }
 

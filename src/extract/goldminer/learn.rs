@@ -267,7 +267,9 @@ fn learn_template(prepared: &[Prepared<'_, '_>], pages: &[usize], params: &GoldM
             winners
                 .iter()
                 .find_map(|w| {
-                    w.page.tokens.find(pattern, 0).map(|at| w.page.tokens.tokens[at..at + pattern.len()].to_vec())
+                    let tokens = &w.page.tokens;
+                    let at = tokens.find(pattern, 0)?;
+                    (at..at + pattern.len()).map(|i| tokens.token(i).map(str::to_string)).collect()
                 })
                 .unwrap_or_default()
         };

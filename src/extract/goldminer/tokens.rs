@@ -9,6 +9,7 @@ use ego_tree::iter::Edge;
 use ego_tree::NodeId;
 use scraper::node::Element;
 use scraper::Node;
+use std::borrow::Cow;
 use std::collections::HashMap;
 use xxhash_rust::xxh3::{xxh3_64, Xxh3};
 
@@ -25,10 +26,11 @@ use xxhash_rust::xxh3::{xxh3_64, Xxh3};
 /// end tags only. Comments and doctypes give nothing.
 #[derive(Debug, Clone, Default)]
 pub struct TokenStream {
-    /// The tokens.
-    pub tokens: Vec<String>,
     /// xxh3 of each token, for matching.
     pub ids: Vec<u64>,
+    /// The text of each distinct token, by its id ([`TokenStream::token`]): a page has a few
+    /// hundred distinct tokens among its thousands.
+    texts: HashMap<u64, String>,
     /// Token index of the `#text` marker of each non-blank text node.
     pub text_pos: HashMap<NodeId, usize>,
     /// Token index of each element's start tag.
@@ -50,28 +52,36 @@ impl TokenStream {
     /// Tokenise a parsed page.
     pub fn new(doc: &Document) -> TokenStream {
         let mut ts = TokenStream::default();
+        // Each token is written here, then hashed; its text is kept once per distinct token.
+        let mut token = String::new();
         // A skipped element (script, style, ...) gives its start and end tags only.
         let prune = |n: ego_tree::NodeRef<'_, Node>| n.value().as_element().is_some_and(|el| doc.skips(el.name()));
         for edge in pruned_edges(doc.html.tree.root(), prune) {
             match edge {
                 Edge::Open(node) => match node.value() {
                     Node::Element(el) => {
-                        ts.open_pos.insert(node.id(), ts.tokens.len());
-                        ts.push(start_signature(el));
+                        ts.open_pos.insert(node.id(), ts.ids.len());
+                        token.clear();
+                        push_start_signature(&mut token, el);
+                        ts.push(&token);
                     }
                     Node::Text(t) if !t.trim().is_empty() => {
-                        ts.text_pos.insert(node.id(), ts.tokens.len());
-                        ts.push(TEXT_MARKER.to_string());
+                        ts.text_pos.insert(node.id(), ts.ids.len());
+                        ts.push(TEXT_MARKER);
                     }
                     _ => {}
                 },
                 Edge::Close(node) => {
                     if let Node::Element(el) = node.value() {
                         if VOID_TAGS.contains(&el.name()) {
-                            ts.close_pos.insert(node.id(), ts.tokens.len().saturating_sub(1));
+                            ts.close_pos.insert(node.id(), ts.ids.len().saturating_sub(1));
                         } else {
-                            ts.close_pos.insert(node.id(), ts.tokens.len());
-                            ts.push(format!("</{}>", el.name()));
+                            ts.close_pos.insert(node.id(), ts.ids.len());
+                            token.clear();
+                            token.push_str("</");
+                            token.push_str(el.name());
+                            token.push('>');
+                            ts.push(&token);
                         }
                     }
                 }
@@ -80,9 +90,25 @@ impl TokenStream {
         ts
     }
 
-    fn push(&mut self, token: String) {
-        self.ids.push(xxh3_64(token.as_bytes()));
-        self.tokens.push(token);
+    fn push(&mut self, token: &str) {
+        let id = xxh3_64(token.as_bytes());
+        self.ids.push(id);
+        self.texts.entry(id).or_insert_with(|| token.to_string());
+    }
+
+    /// Number of tokens.
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    /// True for a page without tokens.
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+
+    /// The text of token `i` (`<div class="a">`, `</div>`, `#text`); `None` past the end.
+    pub fn token(&self, i: usize) -> Option<&str> {
+        self.ids.get(i).and_then(|id| self.texts.get(id)).map(String::as_str)
     }
 
     /// Index of the first occurrence of `pattern` starting at or after `from`.
@@ -127,23 +153,54 @@ pub(super) fn seq_key(ids: &[u64]) -> u64 {
 
 /// The normalised start-tag signature of an element (see [`TokenStream`]).
 pub fn start_signature(el: &Element) -> String {
-    let mut s = format!("<{}", el.name());
-    let mut classes: Vec<String> = el.classes().map(mask_digits).collect();
+    let mut s = String::new();
+    push_start_signature(&mut s, el);
+    s
+}
+
+/// [`start_signature`] of `el` appended to `s`.
+fn push_start_signature(s: &mut String, el: &Element) {
+    s.push('<');
+    s.push_str(el.name());
+    let mut classes: Vec<Cow<'_, str>> = el.classes().map(masked).collect();
     classes.sort();
     classes.dedup();
     if !classes.is_empty() {
-        s.push_str(&format!(" class=\"{}\"", classes.join(" ")));
+        s.push_str(" class=\"");
+        for (i, class) in classes.iter().enumerate() {
+            if i > 0 {
+                s.push(' ');
+            }
+            s.push_str(class);
+        }
+        s.push('"');
     }
     if let Some(id) = el.id() {
-        s.push_str(&format!(" id=\"{}\"", mask_digits(id.trim())));
+        s.push_str(" id=\"");
+        push_masked(s, id.trim());
+        s.push('"');
     }
     s.push('>');
-    s
 }
 
 /// Each run of ASCII digits replaced by `#`.
 pub(super) fn mask_digits(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
+    push_masked(&mut out, s);
+    out
+}
+
+/// [`mask_digits`], borrowing `s` when it has no digit.
+fn masked(s: &str) -> Cow<'_, str> {
+    if s.bytes().any(|b| b.is_ascii_digit()) {
+        Cow::Owned(mask_digits(s))
+    } else {
+        Cow::Borrowed(s)
+    }
+}
+
+/// [`mask_digits`] of `s` appended to `out`.
+fn push_masked(out: &mut String, s: &str) {
     let mut in_digits = false;
     for c in s.chars() {
         if c.is_ascii_digit() {
@@ -156,7 +213,6 @@ pub(super) fn mask_digits(s: &str) -> String {
             in_digits = false;
         }
     }
-    out
 }
 
 #[cfg(test)]
@@ -174,14 +230,14 @@ mod tests {
     fn token_stream_marks_text_and_skips_script_content() {
         let doc = Document::parse("<html><body><p>a<br>b</p><script>var x = '<p>';</script></body></html>");
         let ts = TokenStream::new(&doc);
-        let body: Vec<&str> = ts.tokens.iter().map(String::as_str).skip_while(|t| *t != "<body>").collect();
+        let body: Vec<&str> = (0..ts.len()).filter_map(|i| ts.token(i)).skip_while(|t| *t != "<body>").collect();
         assert_eq!(
             body,
             ["<body>", "<p>", "#text", "<br>", "#text", "</p>", "<script>", "</script>", "</body>", "</html>"]
         );
         assert_eq!(ts.text_pos.len(), 2);
         let counts = ts.ngram_counts(2);
-        let p = ts.ids[ts.tokens.iter().position(|t| t == "#text").expect("text")];
+        let p = ts.ids[(0..ts.len()).position(|i| ts.token(i) == Some("#text")).expect("text")];
         assert_eq!(counts.get(&seq_key(&[p])), Some(&2));
     }
 }
