@@ -199,8 +199,8 @@ fn for_each_key(doc: &Document, mut f: impl FnMut(NodeId, &str)) {
     }
 }
 
-/// Text appended with its whitespace collapsed as [`crate::html::collapse_whitespace`] would collapse the
-/// whole: runs of Unicode whitespace become one space, none at the ends.
+/// Text appended with its whitespace collapsed as [`crate::html::collapse_whitespace`] would
+/// collapse the whole: runs of Unicode whitespace become one space, none at the ends.
 #[derive(Debug, Default)]
 struct CollapsedText {
     buf: String,

@@ -30,7 +30,7 @@ pub struct TokenStream {
     pub ids: Vec<u64>,
     /// The text of each distinct token, by its id ([`TokenStream::token`]): a page has a few
     /// hundred distinct tokens among its thousands.
-    texts: HashMap<u64, String>,
+    texts: rustc_hash::FxHashMap<u64, String>,
     /// Token index of the `#text` marker of each non-blank text node.
     pub text_pos: HashMap<NodeId, usize>,
     /// Token index of each element's start tag.
