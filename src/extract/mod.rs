@@ -11,6 +11,7 @@ pub mod boilerpipe;
 pub mod bte;
 pub mod combiner;
 pub mod content_root;
+pub mod end_note;
 pub mod files;
 pub mod goldminer;
 pub mod headline;

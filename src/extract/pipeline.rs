@@ -12,6 +12,7 @@
 
 use crate::extract::combiner::{self, CombinerAnswer, CombinerModel};
 use crate::extract::content_root;
+use crate::extract::end_note;
 use crate::extract::goldminer::{self, GoldMiner};
 use crate::extract::headline;
 use crate::extract::host_evidence::{self, HostEvidenceModel, HostSignals};
@@ -524,6 +525,9 @@ pub fn default_labels(
     let before = unlearned.clone();
     headline::keep_headline(doc, blocks, &mut unlearned, None);
     trace.changed(&before, &unlearned, Stage::Headline);
+    let before = unlearned.clone();
+    end_note::keep_end_notes(doc, blocks, &mut unlearned, &never_main);
+    trace.changed(&before, &unlearned, Stage::EndNote);
     let plain = |labels: Vec<Label>, model_use: ModelUse, combiner: Option<CombinerAnswer>, trace: PageTrace| {
         DefaultLabels { labels, model_use, model_share: None, combiner, trace, host_features: None }
     };
@@ -634,6 +638,13 @@ pub fn default_labels(
     let before = labels.clone();
     headline::keep_headline(doc, blocks, &mut labels, static_noise.as_deref());
     trace.changed(&before, &labels, Stage::Headline);
+    let before = labels.clone();
+    let excluded: Vec<bool> = match &static_noise {
+        Some(noise) => never_main.iter().zip(noise).map(|(a, b)| *a || *b).collect(),
+        None => never_main.clone(),
+    };
+    end_note::keep_end_notes(doc, blocks, &mut labels, &excluded);
+    trace.changed(&before, &labels, Stage::EndNote);
     trace.stretch = stretch_trace;
     // The word share and the guard count the unlearned words outside the static noise: a site
     // banner on every page is what the model is for, not text it took.

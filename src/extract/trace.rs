@@ -71,11 +71,14 @@ pub enum Stage {
     /// ...): never main text for the default and the rules
     /// ([`crate::extract::content_root::post::PostContainer`]).
     OutsidePost,
+    /// A note in italics right after the article's last kept paragraph, in its container: a
+    /// credit line, a contact or an editor's note ([`crate::extract::end_note::keep_end_notes`]).
+    EndNote,
 }
 
 impl Stage {
     /// Every stage, in the pipeline's order.
-    pub const ALL: [Stage; 18] = [
+    pub const ALL: [Stage; 19] = [
         Stage::Extractor,
         Stage::Combiner,
         Stage::CommentSection,
@@ -88,6 +91,7 @@ impl Stage {
         Stage::MarkedContent,
         Stage::EdgeRule,
         Stage::Headline,
+        Stage::EndNote,
         Stage::OutsideStretch,
         Stage::InsideStretch,
         Stage::FirmKeep,
@@ -118,6 +122,7 @@ impl Stage {
             Stage::HostEvidence => "host-evidence",
             Stage::TeaserList => "teaser-list",
             Stage::OutsidePost => "outside-post",
+            Stage::EndNote => "end-note",
         }
     }
 
@@ -144,6 +149,7 @@ impl Stage {
             }
             Stage::TeaserList => "in a list of other stories (repeated cards of a headline link and an excerpt)",
             Stage::OutsidePost => "outside the post container the page names (entry-content, articleBody, ...)",
+            Stage::EndNote => "a note in italics right after the article (a credit line, a contact, an editor's note)",
         }
     }
 }
