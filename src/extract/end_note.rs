@@ -31,14 +31,14 @@ const MAX_CONTAINER_LEVELS: usize = 2;
 
 /// Keep the article's end notes: after the last kept block, up to [`MAX_NOTE_BLOCKS`] blocks
 /// in a row (empty blocks between them skipped) whose every text node lies inside an `<i>` or
-/// `<em>` element (the whole block in italics), with [`MIN_NOTE_WORDS`] to
-/// [`MAX_NOTE_WORDS`] words, link density below [`MAX_NOTE_LINK_DENSITY`], no copyright line (`©`, "copyright",
-/// "all rights reserved"), not a heading, not in a `<figure>` or `<figcaption>` (a caption),
-/// ending as a sentence does (prose, not a date or "posted by" line), and hanging under
-/// the last kept block's parent or grandparent, are labelled [`Label::Good`]. The first block
-/// that fails ends the search. Blocks flagged in `excluded` (one flag per block: a comment
-/// section, a consent box, a list of other stories) are never kept and end the search.
-/// `labels` has one label per block; a page with nothing kept is left as it is.
+/// `<em>` element (the whole block in italics), with [`MIN_NOTE_WORDS`] to [`MAX_NOTE_WORDS`]
+/// words, link density below [`MAX_NOTE_LINK_DENSITY`], ending as a sentence does (prose, not
+/// a date or "posted by" line), no copyright line (`©`, "copyright", "all rights reserved"),
+/// not a heading, not in a `<figure>` or `<figcaption>` (a caption), and hanging under the
+/// last kept block's parent or grandparent, are labelled [`Label::Good`]. The first block that
+/// fails ends the search. Blocks flagged in `excluded` (one flag per block: a comment section,
+/// a consent box, a list of other stories) are never kept and end the search. `labels` has
+/// one label per block; a page with nothing kept is left as it is.
 pub fn keep_end_notes(doc: &Document, blocks: &[Block], labels: &mut [Label], excluded: &[bool]) {
     let Some(last) = (0..blocks.len()).rev().find(|&i| labels[i].is_good()) else { return };
     let containers = ancestors(doc, blocks[last].element).take(MAX_CONTAINER_LEVELS).collect::<Vec<_>>();
