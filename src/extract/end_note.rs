@@ -100,7 +100,7 @@ fn has_text(doc: &Document, id: NodeId) -> bool {
 fn in_italics(doc: &Document, id: NodeId, top: NodeId) -> bool {
     let Some(node) = doc.html.tree.get(id) else { return false };
     for a in node.ancestors() {
-        if is_element(doc, a.id(), &["i", "em"]) {
+        if a.value().as_element().is_some_and(|e| matches!(e.name(), "i" | "em")) {
             return true;
         }
         if a.id() == top {
