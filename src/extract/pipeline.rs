@@ -473,7 +473,10 @@ pub struct DefaultLabels {
 ///    the host's StaDyNoT static keys are dropped ([`stadynot::static_noise_nodes`]; not the
 ///    post-processing tags, which are not learned from the host);
 /// 6. the page's headline, a heading that repeats the `<title>` right above the main text, is
-///    kept ([`headline::keep_headline`]; not when it is the host's static noise).
+///    kept ([`headline::keep_headline`]; not when it is the host's static noise), and so are
+///    notes in italics right after the article ([`end_note::keep_end_notes`]); a last kept
+///    line that introduces links the labels left out ("Related to this story:") goes
+///    ([`content_root::drop_dangling_lead_ins`]).
 ///
 /// With `combiner` (the `default` extractor; `None` is `rules`), the combiner's labels
 /// ([`CombinerModel::labels`], over steps 1–4 and more) replace the vote of steps 1–4 and steps
@@ -528,6 +531,9 @@ pub fn default_labels(
     let before = unlearned.clone();
     end_note::keep_end_notes(doc, blocks, &mut unlearned, &never_main);
     trace.changed(&before, &unlearned, Stage::EndNote);
+    let before = unlearned.clone();
+    content_root::drop_dangling_lead_ins(doc, blocks, &mut unlearned);
+    trace.changed(&before, &unlearned, Stage::EdgeRule);
     let plain = |labels: Vec<Label>, model_use: ModelUse, combiner: Option<CombinerAnswer>, trace: PageTrace| {
         DefaultLabels { labels, model_use, model_share: None, combiner, trace, host_features: None }
     };
@@ -645,6 +651,9 @@ pub fn default_labels(
     };
     end_note::keep_end_notes(doc, blocks, &mut labels, &excluded);
     trace.changed(&before, &labels, Stage::EndNote);
+    let before = labels.clone();
+    content_root::drop_dangling_lead_ins(doc, blocks, &mut labels);
+    trace.changed(&before, &labels, Stage::EdgeRule);
     trace.stretch = stretch_trace;
     // The word share and the guard count the unlearned words outside the static noise: a site
     // banner on every page is what the model is for, not text it took.

@@ -41,7 +41,8 @@ pub enum Stage {
     /// (`article`, `main`, `entry-content`, ...; rules 3 and 6).
     MarkedContent,
     /// The rules: voted, then dropped at the edges of the text (trailing headings, lead-ins,
-    /// cut-off lines) or as a link line (rules 4–9).
+    /// cut-off lines) or as a link line (rules 4–9), or a last line that introduces dropped
+    /// links (rule 10, on the default's final labels too).
     EdgeRule,
     /// The page's headline, kept right above the main text
     /// ([`crate::extract::headline::keep_headline`]).

@@ -246,7 +246,7 @@ fn header(bytes: &[u8]) -> Option<(u64, (u64, &[u8]))> {
 }
 
 /// Format version of [`encode`]'s bytes (their first byte).
-const FORMAT: u8 = 4;
+const FORMAT: u8 = 5;
 
 /// Bytes per block in [`encode`]: four labels, flags, stage, votes, two probabilities.
 const BLOCK_BYTES: usize = 15;

@@ -3,7 +3,7 @@
 //! refined by the markup's own hints. It runs after the vote of jusText, Boilerpipe and
 //! StaDyNoT in `pipeline::default_labels` and before the GoldMiner stretch and static noise.
 //!
-//! Nine rules, all read from the page itself (no per-site rules):
+//! Ten rules, all read from the page itself (no per-site rules):
 //!
 //! 1. **Boilerplate subtrees.** An element that the page marks as navigation, footer, sidebar,
 //!    caption, byline, sharing, cookie, comment-section or advertising box
@@ -32,6 +32,10 @@
 //!    stories are told by their structure ([`teasers`]: three or more sibling cards of one
 //!    shape, each a headline link to another page and a short excerpt) and dropped when an
 //!    article lies beside them ([`teasers::TeaserLists::beside_article`]); a page that is mostly such lists keeps them.
+//!    A `<form>` with a field for typed text ([`TEXT_ENTRY_TYPES`], a `<textarea>`: comment,
+//!    contact, sign-up and log-in forms) is boilerplate too, its labels and notes ("Your
+//!    Email:", "500 characters maximum") included, unless it holds [`WRAPPER_SHARE`] of the
+//!    voted words (ASP.NET wraps the whole page in one `<form>`).
 //!    A page that names one post container ([`post`]: `entry-content`, `post-body`, `hentry`,
 //!    `itemprop=articleBody`, with the page's headline near it) keeps no text outside the
 //!    post's region, so the widgets around a short post cannot outweigh it.
@@ -82,6 +86,11 @@
 //!    a "Weiterlesen" teaser) go, unless together they hold [`LINK_LINE_SHARE`] of the kept
 //!    words: then the page's text is link text (an unclosed `<a>` that the parser reopens
 //!    around every later paragraph, as browsers do) and the vote knows better.
+//! 10. **No lead-in at the end.** The last kept line, when it is short, ends in a colon and
+//!     is followed by dropped link text in its own element ("Related to this story:", "Mehr
+//!     zum Thema:"), introduces links the labels left out; it goes, for the rules and the
+//!     combiner alike ([`drop_dangling_lead_ins`], run by the default pipeline on its final
+//!     labels).
 //!
 //! All passes are linear in the blocks and the elements on their paths.
 //!
@@ -306,6 +315,9 @@ struct Hints {
     main_landmark: bool,
     /// Named as a post's or article's body ([`post::is_post_element`]).
     post: bool,
+    /// A `<form>` with a field for typed text ([`holds_text_entry`]): boilerplate unless it
+    /// holds [`WRAPPER_SHARE`] of the voted words (ASP.NET pages wrap the whole page in one).
+    entry_form: bool,
 }
 
 /// The [`Hints`] of `el`, reading the class and id words once.
@@ -340,12 +352,27 @@ fn element_hints(el: &Element) -> Hints {
         boilerplate && !tagged && !classed_by(&|w| BOILERPLATE_WORDS.contains(&w) && !COOKIE_WORDS.contains(&w));
     let comment = classed_by(&is_comment_word);
     let post = post::names_post(el, &words);
-    Hints { boilerplate, content, comment, consent, overlay, cookie_marked, landmark, main_landmark, post }
+    Hints {
+        boilerplate,
+        content,
+        comment,
+        consent,
+        overlay,
+        cookie_marked,
+        landmark,
+        main_landmark,
+        post,
+        entry_form: false,
+    }
 }
 
 /// Form controls and the ARIA roles of controls: what a consent box offers (accept, reject,
 /// settings) and a section of an article about cookies does not.
 pub const CONTROL_TAGS: &[&str] = &["button", "input", "select", "textarea"];
+/// `<input>` types of fields for typed text: a `<form>` holding one of them or a `<textarea>`
+/// is a comment, contact, sign-up or log-in form, whose labels and instructions ("Your
+/// Comments:", "500 characters maximum", "Your Email:") are not the page's text (rule 1).
+pub const TEXT_ENTRY_TYPES: &[&str] = &["email", "password"];
 /// See [`CONTROL_TAGS`].
 pub const CONTROL_ROLES: &[&str] = &["button", "switch", "checkbox"];
 
@@ -361,6 +388,18 @@ fn holds_control(doc: &Document, id: NodeId) -> bool {
         CONTROL_TAGS.contains(&el.name())
             || el.attr("role").is_some_and(|r| CONTROL_ROLES.contains(&r.trim().to_ascii_lowercase().as_str()))
             || class_words(el).all().any(|w| w.ends_with("btn") || w.ends_with("button"))
+    })
+}
+
+/// True when the element `id` is or holds a field for typed text ([`TEXT_ENTRY_TYPES`]).
+fn holds_text_entry(doc: &Document, id: NodeId) -> bool {
+    holds(doc, id, |el| match el.name() {
+        "textarea" => true,
+        "input" => {
+            let kind = el.attr("type").unwrap_or("text").trim().to_ascii_lowercase();
+            TEXT_ENTRY_TYPES.contains(&kind.as_str())
+        }
+        _ => false,
     })
 }
 
@@ -460,6 +499,7 @@ impl ContentRoot {
                 if el.is_some_and(|el| FIGURE_TAGS.contains(&el.name())) {
                     hints.boilerplate |= !holds_text_structure(doc, id);
                 }
+                hints.entry_form = el.is_some_and(|el| el.name() == "form") && holds_text_entry(doc, id);
                 if hints.consent || hints.cookie_marked {
                     let control = holds_control(doc, id);
                     hints.consent &= control;
@@ -521,7 +561,9 @@ impl ContentRoot {
             // A cookie word alone marks a box only when the box speaks of cookies: a CMS's
             // `category-cookies` on a recipe's container is no consent notice.
             let marked = info.hints.boilerplate && (!info.hints.cookie_marked || mentions[i]);
-            in_boilerplate[i] = parent || (marked && !wrapper) || (info.hints.comment && article_with_comments);
+            let entry_form = info.hints.entry_form && (info.voted_words as f64) < WRAPPER_SHARE * voted_words as f64;
+            in_boilerplate[i] =
+                parent || (marked && !wrapper) || entry_form || (info.hints.comment && article_with_comments);
         }
         let excluded: Vec<bool> =
             (0..nodes.len()).map(|e| in_boilerplate[e] || in_comment[e] || in_consent[e]).collect();
@@ -747,6 +789,7 @@ mod fallback;
 pub mod marker;
 pub mod post;
 mod tail;
+pub use tail::drop_dangling_lead_ins;
 pub mod teasers;
 #[cfg(test)]
 mod tests;

@@ -7,6 +7,7 @@ use super::{
     DETACHED_TAIL_WORDS, HEAD_WORDS, LEAD_IN_WORDS, LINK_LINE_SHARE, MAX_LENIENT_LINK_DENSITY, MAX_LINK_LINE_DENSITY,
     TAIL_TEXT_WORDS,
 };
+use crate::html::Document;
 use crate::model::{Block, Label, ParagraphKind};
 
 /// Rule 5: past the article's end (the last kept non-heading block of at least
@@ -127,5 +128,40 @@ pub(super) fn drop_link_lines(blocks: &[Block], labels: &mut [Label]) {
                 *label = Label::Bad;
             }
         }
+    }
+}
+
+/// Rule 10: lead-ins to a box that was left out. The last kept block, when it is a line of
+/// at most [`DETACHED_TAIL_WORDS`] words that ends in a colon ("Related to this story:", "On
+/// the Net:", "Mehr zum Thema:") and the block right after it is dropped link text (link
+/// density at least [`MAX_LENIENT_LINK_DENSITY`]) in the same element as the line, introduces
+/// links the labels left out, so it goes, and the line then last is read the same way. A
+/// line before an image, a document or a code example the labels cannot keep ("Here is what
+/// you get:") is followed by the page's furniture in another element, and stays; so do code
+/// and the first kept block. Rule 7 on the final labels of the rules and of the combiner
+/// ([`crate::extract::pipeline::default_labels`]), for the last line.
+pub fn drop_dangling_lead_ins(doc: &Document, blocks: &[Block], labels: &mut [Label]) {
+    let parent = |b: &Block| {
+        doc.html.tree.get(b.element).and_then(|n| n.ancestors().find(|a| a.value().is_element())).map(|a| a.id())
+    };
+    let introduces_links = |labels: &[Label], i: usize| {
+        let (line, next) = (&blocks[i], blocks.get(i + 1));
+        line.words <= DETACHED_TAIL_WORDS
+            && line.text.trim_end().ends_with([':', '：'])
+            && !line.dom_path.split('.').any(|tag| matches!(tag, "pre" | "code"))
+            && next.is_some_and(|next| {
+                !labels[i + 1].is_good()
+                    && next.link_density() >= MAX_LENIENT_LINK_DENSITY
+                    && parent(line).is_some_and(|p| {
+                        doc.html.tree.get(next.element).is_some_and(|n| n.ancestors().any(|a| a.id() == p))
+                    })
+            })
+    };
+    let first = labels.iter().position(|l| l.is_good());
+    while let Some(last) = labels.iter().rposition(|l| l.is_good()) {
+        if Some(last) == first || !introduces_links(labels, last) {
+            break;
+        }
+        labels[last] = Label::Bad;
     }
 }

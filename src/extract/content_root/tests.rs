@@ -536,3 +536,71 @@ fn a_cookie_class_word_without_cookie_text_marks_no_box() {
     assert!(!kept.iter().any(|t| t.contains("We use cookies")), "{kept:?}");
     assert_eq!(kept.len(), 2, "{kept:?}");
 }
+
+/// Rule 1, entry forms: the labels and notes of a sign-up or comment form below an article go;
+/// a form that wraps the article itself (ASP.NET's page-wide `<form>`) is no box.
+#[test]
+fn a_form_for_typed_text_is_boilerplate_unless_it_wraps_the_article() {
+    let form = r#"<form action="/signup"><p>Your Email Address:</p><input type="email" name="e">
+        <p>We never share your address with anyone and you can leave the list at any time from every single message we send you</p>
+        <textarea name="note"></textarea></form>"#;
+    let page = format!("<html><body><article><p>{LONG_PARA}</p><p>{LONG_PARA} again</p></article>{form}</body></html>");
+    let kept = kept_by_rules(&page);
+    assert_eq!(kept.len(), 2, "{kept:?}");
+    assert!(kept.iter().all(|t| t.starts_with("This is a long paragraph")), "{kept:?}");
+
+    let wrapped = format!(
+        r#"<html><body><form id="aspnetForm" method="post"><input type="password" name="p">
+        <div><p>{LONG_PARA}</p><p>{LONG_PARA} again</p></div></form></body></html>"#
+    );
+    assert_eq!(kept_by_rules(&wrapped).len(), 2, "the wrapping form keeps the article");
+
+    // A form without a field for typed text (a poll, a cart's buttons) is left to the vote.
+    let poll = r#"<form><p>Do you think the plan will pass before the end of the year, as the minister said it would?</p>
+        <input type="radio" name="v" value="y"></form>"#;
+    let page = format!("<html><body><article><p>{LONG_PARA}</p></article>{poll}</body></html>");
+    assert_eq!(kept_by_rules(&page).len(), 2);
+}
+
+/// A real page: the ebook form of modern2026-dev's psafinancial.com article ("First Name*",
+/// "Number of Employees*", a validation note) stays out of the default's text.
+#[test]
+fn a_real_pages_lead_form_stays_out_of_its_text() {
+    let Some(text) = default_text("modern2026-dev", "0362") else { return };
+    assert!(text.contains("risk manage"), "the article is kept");
+    for label in ["First Name*", "Number of Employees*", "This field is for validation purposes"] {
+        assert!(!text.contains(label), "{label:?} kept");
+    }
+}
+
+/// Rule 10: the last kept line goes when it introduces dropped links in its own element; a
+/// line before an image with the page's footer in another element, a sentence, code and a
+/// page's only line stay.
+#[test]
+fn a_last_line_that_introduces_dropped_links_goes() {
+    let kept_after = |html: &str| {
+        let doc = Document::parse(html);
+        let blocks = segment(&doc);
+        let mut labels: Vec<Label> =
+            blocks.iter().map(|b| if b.link_density() > 0.5 { Label::Bad } else { Label::Good }).collect();
+        drop_dangling_lead_ins(&doc, &blocks, &mut labels);
+        blocks.iter().zip(&labels).filter(|(_, l)| l.is_good()).map(|(b, _)| b.text.clone()).collect::<Vec<_>>()
+    };
+    let related = format!(
+        "<html><body><div><p>{LONG_PARA}</p><p>Related to this story:</p>\
+         <ul><li><a href=/a>Another story of the day</a></li></ul></div></body></html>"
+    );
+    assert_eq!(kept_after(&related), [LONG_PARA]);
+    let image = format!(
+        "<html><body><div><p>{LONG_PARA}</p><p>Here is what you can get:</p><img src=/shot.png></div>\
+         <div><a href=/a>Retrieved from the wiki</a></div></body></html>"
+    );
+    assert_eq!(kept_after(&image).len(), 2, "a lead-in to an image stays");
+    for tail in ["<p>So it ends here, as planned: done.</p>", "<pre>let x:</pre>"] {
+        let html =
+            format!("<html><body><div><p>{LONG_PARA}</p>{tail}<p><a href=/a>More stories</a></p></div></body></html>");
+        assert_eq!(kept_after(&html).len(), 2, "{tail}");
+    }
+    let only = "<html><body><div><p>Contact us:</p><p><a href=/c>Mail</a></p></div></body></html>";
+    assert_eq!(kept_after(only), ["Contact us:"], "the only line stays");
+}
