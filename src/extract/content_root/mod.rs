@@ -315,7 +315,7 @@ struct Hints {
     main_landmark: bool,
     /// Named as a post's or article's body ([`post::is_post_element`]).
     post: bool,
-    /// A `<form>` with a field for typed text ([`holds_text_entry`]): boilerplate unless it
+    /// A comment, contact, sign-up or log-in `<form>` ([`holds_text_entry`]): boilerplate unless it
     /// holds [`WRAPPER_SHARE`] of the voted words (ASP.NET pages wrap the whole page in one).
     entry_form: bool,
 }
@@ -369,9 +369,10 @@ fn element_hints(el: &Element) -> Hints {
 /// Form controls and the ARIA roles of controls: what a consent box offers (accept, reject,
 /// settings) and a section of an article about cookies does not.
 pub const CONTROL_TAGS: &[&str] = &["button", "input", "select", "textarea"];
-/// `<input>` types of fields for typed text: a `<form>` holding one of them or a `<textarea>`
-/// is a comment, contact, sign-up or log-in form, whose labels and instructions ("Your
-/// Comments:", "500 characters maximum", "Your Email:") are not the page's text (rule 1).
+/// `<input>` types that make a `<form>` a sign-up or log-in form, as a `<textarea>` makes it
+/// a comment or contact form: their labels and instructions ("Your Comments:", "500
+/// characters maximum", "Your Email:") are not the page's text (rule 1). A plain `text`
+/// field is not enough: search boxes and the quantity field of a shop's product card have one.
 pub const TEXT_ENTRY_TYPES: &[&str] = &["email", "password"];
 /// See [`CONTROL_TAGS`].
 pub const CONTROL_ROLES: &[&str] = &["button", "switch", "checkbox"];
@@ -391,7 +392,8 @@ fn holds_control(doc: &Document, id: NodeId) -> bool {
     })
 }
 
-/// True when the element `id` is or holds a field for typed text ([`TEXT_ENTRY_TYPES`]).
+/// True when the element `id` is or holds a `<textarea>` or an `<input>` of a
+/// [`TEXT_ENTRY_TYPES`] type.
 fn holds_text_entry(doc: &Document, id: NodeId) -> bool {
     holds(doc, id, |el| match el.name() {
         "textarea" => true,

@@ -132,8 +132,8 @@ pub(super) fn drop_link_lines(blocks: &[Block], labels: &mut [Label]) {
 }
 
 /// Rule 10: lead-ins to a box that was left out. The last kept block, when it is a line of
-/// at most [`DETACHED_TAIL_WORDS`] words that ends in a colon ("Related to this story:", "On
-/// the Net:", "Mehr zum Thema:") and the block right after it is dropped link text (link
+/// at most [`DETACHED_TAIL_WORDS`] words that ends in a colon ("You may also be interested
+/// in:", "Mehr zum Thema:") and the block right after it is dropped link text (link
 /// density at least [`MAX_LENIENT_LINK_DENSITY`]) in the same element as the line, introduces
 /// links the labels left out, so it goes, and the line then last is read the same way. A
 /// line before an image, a document or a code example the labels cannot keep ("Here is what
