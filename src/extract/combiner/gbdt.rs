@@ -109,20 +109,35 @@ impl PartialEq for Gbdt {
 /// Deepest trees [`Complete`] lays out (2^depth leaves each).
 const MAX_COMPLETE_DEPTH: usize = 8;
 
-/// The trees laid out as complete binary trees of one depth: a leaf above that depth becomes
-/// a chain of splits that always go left, so every row takes exactly `depth` steps per tree,
-/// `i → 2i + 1 + (x > threshold)`, over contiguous memory. Same logits as the node lists.
+/// The trees laid out as complete binary trees of one depth over quantised features: a leaf
+/// above that depth becomes a chain of splits that always go left, so every row takes exactly
+/// `depth` steps per tree, `i → 2i + 1 + (bin(x) > bin)`, over contiguous memory. A row is
+/// first mapped to one byte per feature, its bin: how many of the feature's distinct split
+/// thresholds lie below the value (a NaN above them all). `x > t` holds exactly when the
+/// value's bin exceeds the threshold's rank, so the logits are the node lists' to the bit,
+/// from two bytes per split instead of eight.
 #[derive(Debug, Clone)]
 struct Complete {
     depth: usize,
-    /// Per tree, `2^depth - 1` splits `(feature, threshold)`.
-    splits: Vec<(u32, f32)>,
+    /// Per feature, its distinct split thresholds in ascending order (at most [`MAX_CUTS`]).
+    cuts: Vec<Vec<f32>>,
+    /// Per tree, `2^depth - 1` splits `feature << 8 | rank`: a row goes right when its bin of
+    /// `feature` exceeds `rank` ([`NEVER_RIGHT`] for the chains' splits).
+    splits: Vec<u16>,
     /// Per tree, `2^depth` leaf values.
     leaves: Vec<f32>,
 }
 
+/// Most distinct thresholds per feature that [`Complete`] quantises (a bin is one byte and
+/// 255 is a NaN's bin).
+const MAX_CUTS: usize = 254;
+/// A NaN's bin: above every threshold's rank (a NaN goes right, [`goes_right`]).
+const NAN_BIN: u8 = 255;
+/// The rank of a split that sends every row left: no bin exceeds it.
+const NEVER_RIGHT: u8 = 255;
+
 impl Complete {
-    fn new(trees: &[Vec<Node>]) -> Option<Complete> {
+    fn new(trees: &[Vec<Node>], features: usize) -> Option<Complete> {
         fn depth_of(tree: &[Node], i: usize) -> usize {
             let n = &tree[i];
             if n.left == 0 {
@@ -132,18 +147,33 @@ impl Complete {
             }
         }
         let depth = trees.iter().filter(|t| !t.is_empty()).map(|t| depth_of(t, 0)).max().unwrap_or(0);
-        if depth > MAX_COMPLETE_DEPTH || trees.iter().any(Vec::is_empty) {
+        if depth == 0 || depth > MAX_COMPLETE_DEPTH || features > 256 || trees.iter().any(Vec::is_empty) {
             return None;
         }
-        let (inner, outer) = ((1usize << depth) - 1, 1usize << depth);
-        let mut complete = Complete {
-            depth,
-            splits: vec![(0, f32::INFINITY); inner * trees.len()],
-            leaves: vec![0.0; outer * trees.len()],
+        let mut cuts: Vec<Vec<f32>> = vec![Vec::new(); features];
+        for node in trees.iter().flatten().filter(|n| n.left != 0) {
+            if node.threshold.is_nan() {
+                return None;
+            }
+            cuts.get_mut(usize::from(node.feature))?.push(node.threshold);
+        }
+        for c in &mut cuts {
+            c.sort_by(f32::total_cmp);
+            c.dedup();
+            if c.len() > MAX_CUTS {
+                return None;
+            }
+        }
+        let rank = |feature: u16, threshold: f32| {
+            let r = cuts[usize::from(feature)].partition_point(|&t| t < threshold);
+            (feature << 8) | r as u16
         };
+        let (inner, outer) = ((1usize << depth) - 1, 1usize << depth);
+        let mut splits = vec![u16::from(NEVER_RIGHT); inner * trees.len()];
+        let mut leaves = vec![0.0; outer * trees.len()];
         for (t, tree) in trees.iter().enumerate() {
-            let splits = &mut complete.splits[t * inner..(t + 1) * inner];
-            let leaves = &mut complete.leaves[t * outer..(t + 1) * outer];
+            let splits = &mut splits[t * inner..(t + 1) * inner];
+            let leaves = &mut leaves[t * outer..(t + 1) * outer];
             // (node of the tree, position in the complete tree, level)
             let mut stack = vec![(0usize, 0usize, 0usize)];
             while let Some((i, pos, level)) = stack.pop() {
@@ -152,41 +182,64 @@ impl Complete {
                     leaves[pos - inner] = node.value;
                 } else if node.left == 0 {
                     // A leaf above the last level: splits that always go left, down to it.
-                    splits[pos] = (0, f32::INFINITY);
+                    splits[pos] = u16::from(NEVER_RIGHT);
                     stack.push((i, 2 * pos + 1, level + 1));
                 } else {
-                    splits[pos] = (u32::from(node.feature), node.threshold);
+                    splits[pos] = rank(node.feature, node.threshold);
                     stack.push((node.left as usize, 2 * pos + 1, level + 1));
                     stack.push((node.right as usize, 2 * pos + 2, level + 1));
                 }
             }
         }
-        Some(complete)
+        Some(Complete { depth, cuts, splits, leaves })
     }
 
-    /// The logits of `rows` (row-major, `features` columns), [`LANES`] rows stepped together
-    /// through each tree so that their independent loads overlap.
+    /// The bin of value `x` of `feature`: how many of its thresholds lie below `x`.
+    fn bin(&self, feature: usize, x: f32) -> u8 {
+        match x.is_nan() {
+            true => NAN_BIN,
+            false => self.cuts[feature].partition_point(|&t| t < x) as u8,
+        }
+    }
+
+    /// The logits of `rows` (row-major, `features` columns): [`LANES`] rows at a time stepped
+    /// together through each tree, so that their independent loads overlap, then the rest one
+    /// by one.
     fn logits(&self, base: f32, rows: &[f32], features: usize, out: &mut Vec<f32>) {
+        let mut groups = rows.chunks_exact(LANES * features);
+        for group in groups.by_ref() {
+            out.extend_from_slice(&self.walk::<LANES>(base, group, features));
+        }
+        for row in groups.remainder().chunks_exact(features) {
+            out.extend_from_slice(&self.walk::<1>(base, row, features));
+        }
+    }
+
+    /// The logits of the `N` rows of `rows` (`N × features` values). Each row's bins fill a
+    /// 256-byte table (a feature index is a byte), so the steps index it unchecked by the type.
+    fn walk<const N: usize>(&self, base: f32, rows: &[f32], features: usize) -> [f32; N] {
         let (inner, outer) = ((1usize << self.depth) - 1, 1usize << self.depth);
-        for group in rows.chunks(LANES * features) {
-            let n = group.len() / features;
-            let mut sums = [base; LANES];
-            for (t, leaves) in self.leaves.chunks_exact(outer).enumerate() {
-                let splits = &self.splits[t * inner..(t + 1) * inner];
-                let mut pos = [0usize; LANES];
-                for _ in 0..self.depth {
-                    for (lane, p) in pos.iter_mut().enumerate().take(n) {
-                        let (feature, threshold) = splits[*p];
-                        let x = group[lane * features + feature as usize];
-                        *p = 2 * *p + 1 + usize::from(goes_right(x, threshold));
-                    }
-                }
-                for (sum, p) in sums.iter_mut().zip(&pos).take(n) {
-                    *sum += leaves[p - inner];
+        let mut bins = [[0u8; 256]; N];
+        for (lane, row) in bins.iter_mut().zip(rows.chunks_exact(features)) {
+            for (feature, (bin, &x)) in lane.iter_mut().zip(row).enumerate() {
+                *bin = self.bin(feature, x);
+            }
+        }
+        let mut sums = [base; N];
+        for (splits, leaves) in self.splits.chunks_exact(inner).zip(self.leaves.chunks_exact(outer)) {
+            let mut pos = [0usize; N];
+            for _ in 0..self.depth {
+                for (p, lane) in pos.iter_mut().zip(&bins) {
+                    let split = splits[*p];
+                    let bin = lane[usize::from(split >> 8)];
+                    *p = 2 * *p + 1 + usize::from(bin > split as u8);
                 }
             }
-            out.extend_from_slice(&sums[..n]);
+            for (sum, p) in sums.iter_mut().zip(pos) {
+                *sum += leaves[p - inner];
+            }
         }
+        sums
     }
 }
 
@@ -203,7 +256,7 @@ impl Gbdt {
     /// same values as [`Gbdt::logit`] on each row, computed several rows at a time.
     pub fn logits(&self, rows: &[f32]) -> Vec<f32> {
         let mut out = Vec::with_capacity(rows.len() / self.features.max(1));
-        match self.complete.get_or_init(|| Complete::new(&self.trees)) {
+        match self.complete.get_or_init(|| Complete::new(&self.trees, self.features)) {
             Some(complete) => complete.logits(self.base, rows, self.features, &mut out),
             None => out.extend(rows.chunks_exact(self.features.max(1)).map(|row| self.logit_nodes(row))),
         }
@@ -242,8 +295,9 @@ impl Gbdt {
         self.logits(row).first().copied().unwrap_or(self.base)
     }
 
-    /// [`Gbdt::logit`] walking the node lists.
-    fn logit_nodes(&self, row: &[f32]) -> f32 {
+    /// [`Gbdt::logit`] walking the node lists, one node after another: the reference that the
+    /// complete-tree layout of [`Gbdt::logits`] matches to the bit.
+    pub(crate) fn logit_nodes(&self, row: &[f32]) -> f32 {
         let mut sum = self.base;
         for tree in &self.trees {
             let mut i = 0usize;

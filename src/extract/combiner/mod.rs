@@ -383,6 +383,47 @@ mod tests {
         assert_eq!(only_first.labels(&inp), vec![Label::Good, Label::Bad, Label::Bad, Label::Bad]);
     }
 
+    /// The shipped trees give every block of real pages the logit of the node-list walk to the
+    /// bit (the quantised complete-tree layout of [`gbdt::Gbdt::logits`]): the first
+    /// [`PAGES_PER_SET`] pages of each shared evaluation set, rows of 8 and the rest alone.
+    #[test]
+    fn the_shipped_trees_score_every_block_of_real_pages_as_the_node_walk() {
+        const PAGES_PER_SET: usize = 20;
+        let Some(data) = crate::testdata::shared_path("data") else { return };
+        let model = shipped().expect("shipped model");
+        let stoplist = crate::extract::stoplist::stoplist_for(Some("English"), "");
+        let (justext, stadynot) = (JusTextParams::default(), StaDyNoTParams::default());
+        let mut rows = 0;
+        for set in ["cleaneval", "cleanportaleval", "l3s-gn1", "modern2026-dev", "trafilatura-eval"] {
+            let mut files: Vec<_> = std::fs::read_dir(data.join(set).join("html"))
+                .expect("the set's pages")
+                .flatten()
+                .map(|e| e.path())
+                .collect();
+            files.sort();
+            for path in files.iter().take(PAGES_PER_SET) {
+                let page = crate::extract::files::read_page(path).expect("the page reads");
+                let doc = Document::parse(&page.decoded.text);
+                let blocks = crate::html::segment(&doc);
+                let inp = inputs(&doc, &blocks, &stoplist, &justext, &stadynot).expect("the page's rows");
+                let logits = model.gbdt.logits(&inp.features);
+                assert_eq!(logits.len(), blocks.len());
+                for (i, row) in inp.features.chunks_exact(features::FEATURES).enumerate() {
+                    let walked = model.gbdt.logit_nodes(row);
+                    assert_eq!(
+                        logits[i].to_bits(),
+                        walked.to_bits(),
+                        "{} block {i}: {} against {walked}",
+                        path.display(),
+                        logits[i]
+                    );
+                }
+                rows += blocks.len();
+            }
+        }
+        assert!(rows > 10_000, "only {rows} blocks");
+    }
+
     #[test]
     fn a_model_of_another_feature_set_is_refused() {
         let text = SHIPPED_JSON.replacen("\"columns\":[\"", "\"columns\":[\"renamed_", 1);
