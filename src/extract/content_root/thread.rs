@@ -70,20 +70,27 @@ fn is_signature_word(w: &str) -> bool {
 /// decided by the caller (rule 1's [`super::COMMENT_ARTICLE_WORDS`]).
 pub fn thread_blocks(blocks: &[Block]) -> Vec<bool> {
     let mut flags = vec![false; blocks.len()];
-    let words: Vec<Vec<String>> = blocks.iter().map(|b| shape_words(&b.text)).collect();
+    // The shape words of the blocks with a date word within reach of an end, the only ones
+    // that can be signatures.
+    let mut words: HashMap<usize, Vec<String>> = HashMap::default();
     let mut groups: HashMap<(bool, String), Vec<usize>> = HashMap::default();
-    for (i, w) in words.iter().enumerate() {
+    for (i, b) in blocks.iter().enumerate() {
+        let starts = b.text.split_whitespace().take(SIGNATURE_REACH).any(is_date_word);
+        let ends = b.text.split_whitespace().rev().take(SIGNATURE_REACH).any(is_date_word);
+        if !starts && !ends {
+            continue;
+        }
+        let w = shape_words(&b.text);
         if w.len() < START_KEY_WORDS.max(END_KEY_WORDS) {
             continue;
         }
-        let raw: Vec<&str> = blocks[i].text.split_whitespace().collect();
-        let reach = SIGNATURE_REACH.min(raw.len());
-        if raw[..reach].iter().any(|t| is_date_word(t)) {
+        if starts {
             groups.entry((true, w[..START_KEY_WORDS].join(" "))).or_default().push(i);
         }
-        if raw[raw.len() - reach..].iter().any(|t| is_date_word(t)) {
+        if ends {
             groups.entry((false, w[w.len() - END_KEY_WORDS..].join(" "))).or_default().push(i);
         }
+        words.insert(i, w);
     }
     for ((_, key), members) in groups {
         if members.len() < MIN_SIGNATURES || !key.chars().any(|c| c.is_alphabetic()) {
@@ -106,7 +113,7 @@ pub fn thread_blocks(blocks: &[Block]) -> Vec<bool> {
         if article_like < super::COMMENT_ARTICLE_WORDS {
             continue;
         }
-        if members.iter().any(|&i| counts_comments(&words[i])) {
+        if members.iter().any(|&i| counts_comments(&words[&i])) {
             continue;
         }
         let mut span = first..last + 1;
