@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, thiserror::Error)]
 pub enum HashLogError {
     /// A file-system operation failed.
-    #[error("dedup hash log {path}: {op}: {source}")]
+    #[error("hash log {path}: {op}: {source}")]
     Io {
         /// The log file.
         path: PathBuf,
@@ -24,7 +24,7 @@ pub enum HashLogError {
         source: std::io::Error,
     },
     /// The file is shorter than the committed length: it was deleted or replaced.
-    #[error("dedup hash log {path} has {found} bytes but the state committed {expected}; the file was deleted or replaced outside webcorpus (reset the crawl state)")]
+    #[error("hash log {path} has {found} bytes but the state committed {expected}; the file was deleted or replaced outside webcorpus (reset the crawl state)")]
     Truncated {
         /// The log file.
         path: PathBuf,

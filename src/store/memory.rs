@@ -1,7 +1,7 @@
 //! [`MemoryStore`]: the in-memory twin of the sled store, for unit tests (a `BTreeMap` behind
 //! a mutex, same ordering and batch semantics).
 
-use super::{Batch, Entries, Store, StoreError};
+use super::{Batch, Entries, Entry, Store, StoreError};
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
@@ -52,6 +52,15 @@ impl Store for MemoryStore {
             .take(limit)
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect())
+    }
+
+    fn last_at_or_before(&self, prefix: &[u8], key: &[u8]) -> Result<Option<Entry>, StoreError> {
+        if key < prefix {
+            return Ok(None);
+        }
+        let map = self.map();
+        let last = map.range(prefix.to_vec()..=key.to_vec()).next_back();
+        Ok(last.filter(|(k, _)| k.starts_with(prefix)).map(|(k, v)| (k.clone(), v.clone())))
     }
 
     fn count_prefix(&self, prefix: &[u8]) -> Result<usize, StoreError> {

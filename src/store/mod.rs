@@ -83,6 +83,9 @@ pub enum StoreError {
         /// The OS error.
         source: std::io::Error,
     },
+    /// The seen log of URLs ([`CrawlState`]'s `seen.log`) could not be read or written.
+    #[error(transparent)]
+    Log(#[from] crate::dedup::log::HashLogError),
     /// A stored value could not be decoded.
     #[error("state store: bad value under key {key}: {reason}")]
     Corrupt {
@@ -110,6 +113,9 @@ fn sled_message(e: &sled::Error) -> String {
 
 /// Key-value pairs returned by a prefix scan, in key order.
 pub type Entries = Vec<(Vec<u8>, Vec<u8>)>;
+
+/// One key and its value.
+pub type Entry = (Vec<u8>, Vec<u8>);
 
 /// A set of writes applied atomically by [`Store::apply`]: all or none.
 #[derive(Debug, Default, Clone)]
@@ -158,6 +164,9 @@ pub trait Store: Send + Sync {
     /// Up to `limit` entries whose key starts with `prefix` and is at least `from`, in key
     /// order (a window of a queue, read without scanning its head).
     fn scan_from(&self, prefix: &[u8], from: &[u8], limit: usize) -> Result<Entries, StoreError>;
+    /// The entry with the greatest key that starts with `prefix` and is at most `key` (the
+    /// frontier run that may hold a sequence number).
+    fn last_at_or_before(&self, prefix: &[u8], key: &[u8]) -> Result<Option<Entry>, StoreError>;
     /// Number of keys that start with `prefix` (a scan; for stats, not hot paths).
     fn count_prefix(&self, prefix: &[u8]) -> Result<usize, StoreError>;
     /// Apply all writes of `batch` atomically.

@@ -8,7 +8,7 @@
 //! threads end with the process); what was committed before the error stays on disk, and
 //! the next run recovers from there as after a `kill -9`.
 
-use super::{Batch, Entries, Store, StoreError};
+use super::{Batch, Entries, Entry, Store, StoreError};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -115,6 +115,19 @@ impl Store for SledStore {
             out.push((k.to_vec(), v.to_vec()));
         }
         Ok(out)
+    }
+
+    fn last_at_or_before(&self, prefix: &[u8], key: &[u8]) -> Result<Option<Entry>, StoreError> {
+        if key < prefix {
+            return Ok(None);
+        }
+        match self.db().range(prefix..=key).next_back() {
+            Some(item) => {
+                let (k, v) = item.map_err(|e| self.err(e))?;
+                Ok(k.starts_with(prefix).then(|| (k.to_vec(), v.to_vec())))
+            }
+            None => Ok(None),
+        }
     }
 
     fn count_prefix(&self, prefix: &[u8]) -> Result<usize, StoreError> {

@@ -3,24 +3,31 @@
 //! [`StateBatch`], the typed builder of the one atomic batch each page ends in.
 //!
 //! Key layout (one ordered keyspace, prefixes):
-//! `f/<host>\0<seq>` frontier entry · `s/<xxh3-128(url)>` seen URL · `h/<host>` host record ·
+//! `f/<host>\0<seq>` a run of frontier entries, the first of sequence number `seq`
+//! ([`frontier_runs`]) · `h/<host>` host record ·
 //! `r/<host>` robots.txt entry · `p/<host>\0<seq>` a page waiting for its host's model (the
 //! sample, and pages fetched while the model is being learned; deleted in the batch that
 //! writes its record): in a state directory the [`Locator`] of the page in the host's
 //! [`Spool`] file, in a store without a directory (tests) the page itself · `m/<host>` domain
 //! model · `meta/…` state format version, corpus
-//! offset and format, Onion hash-log length, counters, sequence. Sequence numbers are
-//! big-endian so keys sort in crawl order: a host's frontier is a FIFO read in small windows
-//! ([`CrawlState::frontier_window`]), never held in memory.
+//! offset and format, Onion hash-log length, seen-log length, counters, sequence. Sequence
+//! numbers are big-endian so keys sort in crawl order: a host's frontier is a FIFO read in
+//! small windows ([`CrawlState::frontier_window`]), never held in memory. The seen set of URLs
+//! is held in memory and logged beside the store ([`seen_urls`]).
 
 use super::spool::{Locator, Spool};
 use super::{Batch, Store, StoreError};
 pub use crate::domain::host_learning::{HostLearning, HostPhase};
+use frontier_runs::PendingFrontier;
+use seen_urls::SeenUrls;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+mod frontier_runs;
+mod seen_urls;
 
 /// What a frontier URL is: a page, or a source of URLs ([`crate::crawl::sources`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
@@ -341,14 +348,23 @@ pub struct CrawlState {
     next_seq: Arc<AtomicU64>,
     /// The waiting pages' files (`None`: waiting pages are stored inline).
     spool: Option<Arc<Spool>>,
+    /// The seen URLs; its lock also makes commits one at a time (a commit reads the
+    /// frontier runs it rewrites).
+    seen: Arc<Mutex<SeenUrls>>,
 }
 
 /// The state format version this build reads and writes (checked by [`CrawlState::open`]).
-pub const STATE_VERSION: u32 = 2;
+/// Version 3 keeps frontier runs and the seen log; a version-2 state is read and its seen
+/// keys moved into the log when it is opened.
+pub const STATE_VERSION: u32 = 3;
+
+/// The state format whose states [`CrawlState::open_at`] upgrades to [`STATE_VERSION`].
+const UPGRADED_VERSION: u32 = 2;
 
 const VERSION: &[u8] = b"meta/version";
 const SEQ: &[u8] = b"meta/seq";
 const HASHLOG: &[u8] = b"meta/hashlog";
+const SEENLOG: &[u8] = b"meta/seenlog";
 const OFFSET: &[u8] = b"meta/offset";
 const FORMAT: &[u8] = b"meta/format";
 const COUNTERS: &[u8] = b"meta/counters";
@@ -463,10 +479,21 @@ impl CrawlState {
                 STATE_VERSION
             }
         };
-        if found != STATE_VERSION {
+        if found != STATE_VERSION && found != UPGRADED_VERSION {
             return Err(StoreError::Version { path: path.to_path_buf(), found, expected: STATE_VERSION });
         }
-        let mut state = CrawlState::open(store)?;
+        let mut state = CrawlState::open(store.clone())?;
+        let seen_len = match store.get(SEENLOG)? {
+            Some(v) if v.len() == 8 => u64::from_be_bytes(v.try_into().expect("8 bytes")),
+            _ => 0,
+        };
+        state.seen = Arc::new(Mutex::new(SeenUrls::with_log(&path.join("seen.log"), seen_len, &*store)?));
+        if found == UPGRADED_VERSION {
+            let mut b = Batch::default();
+            b.put(VERSION, STATE_VERSION.to_be_bytes().to_vec());
+            store.apply(b)?;
+            store.flush()?;
+        }
         let spool = Spool::open(&path.join("waiting"))?;
         spool.retain(&state.hosts_waiting()?)?;
         state.spool = Some(Arc::new(spool));
@@ -479,7 +506,12 @@ impl CrawlState {
             Some(v) if v.len() == 8 => u64::from_be_bytes(v.try_into().expect("8 bytes")),
             _ => 0,
         };
-        Ok(CrawlState { store, next_seq: Arc::new(AtomicU64::new(seq)), spool: None })
+        let seen = Arc::new(Mutex::new(SeenUrls::inline(&*store)?));
+        Ok(CrawlState { store, next_seq: Arc::new(AtomicU64::new(seq)), spool: None, seen })
+    }
+
+    fn seen(&self) -> MutexGuard<'_, SeenUrls> {
+        self.seen.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// The hosts with pages waiting (one key scan per host).
@@ -510,20 +542,34 @@ impl CrawlState {
             next_seq: self.next_seq.clone(),
             spool: self.spool.clone(),
             waiting_deleted: BTreeSet::new(),
+            frontier: PendingFrontier::default(),
+            seen: Vec::new(),
         }
     }
 
     /// Apply `batch` atomically and make it durable: the waiting pages it appended to the spool
-    /// first, then the store; then the spool files of hosts left without waiting pages go.
-    pub fn commit(&self, mut batch: StateBatch) -> Result<(), StoreError> {
-        batch.batch.put(SEQ, self.next_seq.load(Ordering::SeqCst).to_be_bytes().to_vec());
+    /// and the URLs it marked seen to the seen log first, then the store (its frontier runs
+    /// rewritten for the entries it pops); then the spool files of hosts left without
+    /// waiting pages go. Commits run one at a time.
+    ///
+    /// # Errors
+    /// Store, spool and seen-log errors. After an error the batch may be partly in the logs,
+    /// past their committed lengths: a crawl stops there, and the next open cuts them back.
+    pub fn commit(&self, batch: StateBatch) -> Result<(), StoreError> {
+        let StateBatch { batch: mut writes, frontier, seen: marks, waiting_deleted, .. } = batch;
+        let mut seen = self.seen();
+        frontier.write(&*self.store, &mut writes)?;
+        writes.put(SEQ, self.next_seq.load(Ordering::SeqCst).to_be_bytes().to_vec());
         if let Some(spool) = &self.spool {
             spool.sync()?;
         }
-        self.store.apply(batch.batch)?;
+        seen.persist(&marks, &mut writes)?;
+        self.store.apply(writes)?;
         self.store.flush()?;
+        seen.apply(&marks);
+        drop(seen);
         if let Some(spool) = &self.spool {
-            for host in &batch.waiting_deleted {
+            for host in &waiting_deleted {
                 if self.store.scan_prefix(&host_key("p/", host), 1)?.is_empty() {
                     spool.remove(host)?;
                 }
@@ -538,24 +584,18 @@ impl CrawlState {
 
     /// The oldest frontier entry of `host` (the one to fetch next), without removing it.
     pub fn frontier_head(&self, host: &str) -> Result<Option<FrontierEntry>, StoreError> {
-        let prefix = host_key("f/", host);
-        match self.store.scan_prefix(&prefix, 1)?.into_iter().next() {
-            Some((k, v)) => decode(&k, &v).map(Some),
-            None => Ok(None),
-        }
+        Ok(self.read_frontier(host, 0, 1)?.into_iter().next())
     }
 
     /// Up to `limit` frontier entries of `host` with a sequence number of at least `from`, in
     /// FIFO order: the scheduler's window on a queue that stays on disk.
     pub fn frontier_window(&self, host: &str, from: u64, limit: usize) -> Result<Vec<FrontierEntry>, StoreError> {
-        let prefix = host_key("f/", host);
-        let start = seq_key("f/", host, from);
-        self.store.scan_from(&prefix, &start, limit)?.iter().map(|(k, v)| decode(k, v)).collect()
+        self.read_frontier(host, from, limit)
     }
 
-    /// Number of queued URLs of `host` (a scan).
+    /// Number of queued URLs of `host` (a scan of its runs).
     pub fn frontier_len(&self, host: &str) -> Result<usize, StoreError> {
-        self.store.count_prefix(&host_key("f/", host))
+        self.count_frontier(&host_key("f/", host))
     }
 
     /// The pages fetched with a 2xx answer, in key order from `after` (exclusive; `None`: the
@@ -576,9 +616,9 @@ impl CrawlState {
         Ok((pages, last))
     }
 
-    /// Number of queued URLs over all hosts (a scan).
+    /// Number of queued URLs over all hosts (a scan of the runs).
     pub fn frontier_total(&self) -> Result<usize, StoreError> {
-        self.store.count_prefix(b"f/")
+        self.count_frontier(b"f/")
     }
 
     /// The seen-set identity of `url` (xxh3-128 without the scheme): equal for two URLs
@@ -588,9 +628,10 @@ impl CrawlState {
         xxhash_rust::xxh3::xxh3_128(without_scheme.as_bytes())
     }
 
-    /// True when `url` was ever put on the frontier.
+    /// True when `url` was ever put on the frontier (or marked seen) in a committed batch
+    /// and not forgotten since.
     pub fn is_seen(&self, url: &str) -> Result<bool, StoreError> {
-        Ok(self.store.get(&seen_key(url))?.is_some())
+        Ok(self.seen().contains(seen_urls::identity(url)))
     }
 
     /// Cluster crawl: true when `url`'s outcome was committed here ([`StateBatch::mark_done`]).
@@ -720,6 +761,10 @@ pub struct StateBatch {
     spool: Option<Arc<Spool>>,
     /// Hosts whose waiting pages this batch deletes (their spool files may go after it).
     waiting_deleted: BTreeSet<String>,
+    /// Frontier entries pushed and popped, written as runs at commit.
+    frontier: PendingFrontier,
+    /// Seen-set changes ([`seen_urls::mark`]), made durable at commit.
+    seen: Vec<u64>,
 }
 
 impl StateBatch {
@@ -732,20 +777,20 @@ impl StateBatch {
     pub fn push_frontier(&mut self, host: &str, mut entry: FrontierEntry) -> u64 {
         let seq = self.next_seq();
         entry.seq = seq;
-        self.batch.put(seen_key(&entry.url), Vec::new());
-        self.batch.put(seq_key("f/", host, seq), encode(&entry));
+        self.seen.push(seen_urls::mark(&entry.url, true));
+        self.frontier.push(host, entry);
         seq
     }
 
     /// Mark `url` seen without queueing it (e.g. a redirect target that was fetched).
     pub fn mark_seen(&mut self, url: &str) {
-        self.batch.put(seen_key(url), Vec::new());
+        self.seen.push(seen_urls::mark(url, true));
     }
 
     /// Forget that `url` was seen (cluster crawl: its host moved to another worker before
     /// the URL was done here).
     pub fn unmark_seen(&mut self, url: &str) {
-        self.batch.delete(seen_key(url));
+        self.seen.push(seen_urls::mark(url, false));
     }
 
     /// Cluster crawl: the outcome of `url` is committed here (a re-delivery of its stream
@@ -758,7 +803,7 @@ impl StateBatch {
 
     /// Remove `host`'s frontier entry `seq` (the page is done, whatever its outcome).
     pub fn pop_frontier(&mut self, host: &str, seq: u64) {
-        self.batch.delete(seq_key("f/", host, seq));
+        self.frontier.pop(host, seq);
     }
 
     /// Store `record` as the host's record.
@@ -804,19 +849,21 @@ impl StateBatch {
         self.batch.put(HASHLOG, len.to_be_bytes().to_vec());
     }
 
-    /// Number of writes so far.
+    /// Number of writes so far, a frontier entry pushed or popped and a seen-set change
+    /// counted as one each (as if each were its own key).
     pub fn len(&self) -> usize {
-        self.batch.len()
+        self.batch.len() + self.frontier.len() + self.seen.len()
     }
 
-    /// Bytes of keys and values written so far.
+    /// Bytes of keys and values written so far (frontier entries and seen-set changes
+    /// estimated).
     pub fn bytes(&self) -> usize {
-        self.batch.bytes()
+        self.batch.bytes() + self.frontier.bytes() + 16 * self.seen.len()
     }
 
     /// True when nothing is written.
     pub fn is_empty(&self) -> bool {
-        self.batch.is_empty()
+        self.batch.is_empty() && self.frontier.is_empty() && self.seen.is_empty()
     }
 
     /// Record the corpus byte offset after the last flushed record, and its format.
