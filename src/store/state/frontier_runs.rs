@@ -145,7 +145,7 @@ fn run_len(key: &[u8], value: &[u8]) -> Result<usize, StoreError> {
     Ok(decode::<Vec<serde::de::IgnoredAny>>(key, value)?.len())
 }
 
-/// Runs read per store scan.
+/// Runs read per store scan, at most.
 const SCAN_RUNS: usize = 16;
 
 impl CrawlState {
@@ -176,8 +176,12 @@ impl CrawlState {
         if let Some((k, v)) = self.store.last_at_or_before(&prefix, &start)? {
             out.extend(decode_run(&k, &v)?.into_iter().filter(|e| e.seq >= from));
         }
+        // One run first, then twice as many each time: a window of a few entries decodes
+        // one or two runs, a long read few scans.
+        let mut scan = 1;
         while out.len() < limit {
-            let runs = self.store.scan_from(&prefix, &after, SCAN_RUNS)?;
+            let runs = self.store.scan_from(&prefix, &after, scan)?;
+            scan = (scan * 2).min(SCAN_RUNS);
             let Some((last, _)) = runs.last() else { break };
             after = last.clone();
             after.push(0);
