@@ -455,6 +455,14 @@ fn decode_waiting(key: &[u8], value: &[u8]) -> Result<SampledPage, StoreError> {
     Ok(page)
 }
 
+/// A big-endian `u64` stored under `key` (0 when absent or not 8 bytes).
+fn meta_u64(store: &dyn Store, key: &[u8]) -> Result<u64, StoreError> {
+    Ok(match store.get(key)? {
+        Some(v) if v.len() == 8 => u64::from_be_bytes(v.try_into().expect("8 bytes")),
+        _ => 0,
+    })
+}
+
 fn decode<T: DeserializeOwned>(key: &[u8], value: &[u8]) -> Result<T, StoreError> {
     serde_json::from_slice(value)
         .map_err(|e| StoreError::Corrupt { key: String::from_utf8_lossy(key).into_owned(), reason: e.to_string() })
@@ -482,12 +490,8 @@ impl CrawlState {
         if found != STATE_VERSION && found != UPGRADED_VERSION {
             return Err(StoreError::Version { path: path.to_path_buf(), found, expected: STATE_VERSION });
         }
-        let mut state = CrawlState::open(store.clone())?;
-        let seen_len = match store.get(SEENLOG)? {
-            Some(v) if v.len() == 8 => u64::from_be_bytes(v.try_into().expect("8 bytes")),
-            _ => 0,
-        };
-        state.seen = Arc::new(Mutex::new(SeenUrls::with_log(&path.join("seen.log"), seen_len, &*store)?));
+        let seen = SeenUrls::with_log(&path.join("seen.log"), meta_u64(&*store, SEENLOG)?, &*store)?;
+        let mut state = CrawlState::with_seen(store.clone(), seen)?;
         if found == UPGRADED_VERSION {
             let mut b = Batch::default();
             b.put(VERSION, STATE_VERSION.to_be_bytes().to_vec());
@@ -502,12 +506,13 @@ impl CrawlState {
 
     /// Wrap a store without a version check (tests, tools that only read).
     pub fn open(store: Arc<dyn Store>) -> Result<CrawlState, StoreError> {
-        let seq = match store.get(SEQ)? {
-            Some(v) if v.len() == 8 => u64::from_be_bytes(v.try_into().expect("8 bytes")),
-            _ => 0,
-        };
-        let seen = Arc::new(Mutex::new(SeenUrls::inline(&*store)?));
-        Ok(CrawlState { store, next_seq: Arc::new(AtomicU64::new(seq)), spool: None, seen })
+        let seen = SeenUrls::inline(&*store)?;
+        CrawlState::with_seen(store, seen)
+    }
+
+    fn with_seen(store: Arc<dyn Store>, seen: SeenUrls) -> Result<CrawlState, StoreError> {
+        let seq = meta_u64(&*store, SEQ)?;
+        Ok(CrawlState { store, next_seq: Arc::new(AtomicU64::new(seq)), spool: None, seen: Arc::new(Mutex::new(seen)) })
     }
 
     fn seen(&self) -> MutexGuard<'_, SeenUrls> {
@@ -713,18 +718,12 @@ impl CrawlState {
 
     /// The committed length of Onion's hash log, bytes (8 per distinct n-gram).
     pub fn hash_log_len(&self) -> Result<u64, StoreError> {
-        Ok(match self.store.get(HASHLOG)? {
-            Some(v) if v.len() == 8 => u64::from_be_bytes(v.try_into().expect("8 bytes")),
-            _ => 0,
-        })
+        meta_u64(&*self.store, HASHLOG)
     }
 
     /// The committed corpus byte offset (0 for a new crawl).
     pub fn corpus_offset(&self) -> Result<u64, StoreError> {
-        Ok(match self.store.get(OFFSET)? {
-            Some(v) if v.len() == 8 => u64::from_be_bytes(v.try_into().expect("8 bytes")),
-            _ => 0,
-        })
+        meta_u64(&*self.store, OFFSET)
     }
 
     /// The committed end of the WARC output, if a record was ever committed.
