@@ -12,11 +12,15 @@
 //! * GoldMiner begin/end tag patterns around the article body ([`GoldMinerModel`]), absent when
 //!   the sample shows no pattern with enough support (the host then falls back to jusText);
 //! * StaDyNoT static noise keys ([`StaticNoiseModel`], Barua, Patel & Agrawal 2014, §3.1).
+//!
+//! Beside them it holds the host's path profile ([`PathProfile`]): how often the unlearned
+//! default kept the text at each place of the template across the sample.
 
 pub mod host_learning;
 pub mod learn;
 
 pub use crate::extract::goldminer::{GoldMinerModel, GoldMinerParams};
+pub use crate::extract::path_profile::PathProfile;
 pub use crate::extract::stadynot::{StaDyNoTParams, StaticNoiseModel};
 pub use host_learning::{
     learns_whole_site, HostLearning, HostModel, HostPhase, LearningAction, LearningEvent, SamplingRule,
@@ -50,6 +54,10 @@ pub struct DomainModel {
     pub goldminer: Option<GoldMinerModel>,
     /// StaDyNoT static noise keys (Barua et al. 2014, §3.1).
     pub stadynot: StaticNoiseModel,
+    /// Where the sample's text blocks sit and how often the unlearned default kept them there
+    /// ([`PathProfile`]); empty in a model learned before profiles existed.
+    #[serde(default, skip_serializing_if = "PathProfile::is_empty")]
+    pub paths: PathProfile,
     /// Parts learned from the sample but dropped because they failed the held-out check
     /// ([`learn::validate`]), with the reason.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -80,6 +88,7 @@ impl Default for DomainModel {
             language: None,
             goldminer: None,
             stadynot: StaticNoiseModel::default(),
+            paths: PathProfile::default(),
             rejected: Vec::new(),
             generation: 0,
         }
@@ -92,6 +101,7 @@ impl DomainModel {
         crate::extract::SiteModel {
             goldminer: self.goldminer.as_ref(),
             stadynot: &self.stadynot,
+            paths: &self.paths,
             language: self.language.as_deref(),
             generation: self.generation,
         }

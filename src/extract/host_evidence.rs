@@ -2,7 +2,10 @@
 //! learned model. The host model's signals — inside, before or after the page's learned
 //! GoldMiner stretch (Endrédy & Novák 2013, §III.A), kept by GoldMiner's lenient jusText there,
 //! a StaDyNoT static key (Barua et al. 2014, §3.1), the article going on past the stretch's end,
-//! in the container of the text the stretch keeps, the rules' own label — are columns of a second,
+//! in the container of the text the stretch keeps, the rules' own label, and outside the stretch
+//! what the host's other pages did with the text at the block's place (the path profile,
+//! [`crate::extract::path_profile`]: the share of the sample pages holding the place and the
+//! share of those where the unlearned default kept it) — are columns of a second,
 //! small boosted-tree model beside the combiner's own probability, instead of hard cuts after
 //! it: learning is evidence, never a veto. The principal items are [`features`] (one row of
 //! [`COLUMNS`] per block) and [`HostEvidenceModel`] (the trees, trained by
@@ -33,6 +36,8 @@ pub const COLUMNS: &[&str] = &[
     "heading",
     "stretch_distance",
     "path_kept_in_stretch",
+    "path_share",
+    "path_kept",
 ];
 
 /// Number of columns of a row ([`COLUMNS`]).
@@ -64,6 +69,10 @@ pub struct HostSignals<'a> {
     pub continues: Option<&'a [bool]>,
     /// In a comment section below an article or a consent box: never main text.
     pub never_main: &'a [bool],
+    /// Per block, what the host's path profile says of the block's place
+    /// ([`crate::extract::path_profile::PathProfile::lookup`]: the share of the sample pages
+    /// holding it, the share of those where it was kept); `None` for a place it does not hold.
+    pub paths: Option<&'a [Option<(f32, f32)>]>,
 }
 
 /// One row of [`COLUMNS`] per block, row-major (`blocks × FEATURES`).
@@ -85,6 +94,9 @@ pub fn features(s: &HostSignals<'_>) -> Vec<f32> {
             Some(r) => (false, false, true, (i + 1 - r.end) as f32 / n.max(1) as f32),
             None => (false, false, false, -1.0),
         };
+        // Inside the stretch the stretch is the host's evidence; the path profile speaks for
+        // the rest of the page.
+        let path = s.paths.and_then(|p| p[i]).filter(|_| !inside);
         rows.extend_from_slice(&[
             (p / (1.0 - p)).ln(),
             flag(s.gave_way),
@@ -104,6 +116,8 @@ pub fn features(s: &HostSignals<'_>) -> Vec<f32> {
             flag(b.heading),
             distance,
             flag(kept_paths.contains(b.dom_path.as_str())),
+            path.map_or(0.0, |p| p.0),
+            path.map_or(-1.0, |p| p.1),
         ]);
     }
     rows
@@ -112,21 +126,24 @@ pub fn features(s: &HostSignals<'_>) -> Vec<f32> {
 /// True when the host model says something of the block of `row` (one row of [`features`]):
 /// the page holds the learned stretch, the block is under one of the host's static keys, or
 /// the host's sample gave no template (its static keys, then the host's only evidence, judge
-/// the page as a whole: what remains once the template is out). A page of a host with a
-/// template that lacks it is unlike the sample's pages: its other blocks keep the unlearned
-/// answer, which the host-evidence model would only second-guess. Only the blocks with
+/// the page as a whole: what remains once the template is out), or the block sits at a place
+/// of the host's path profile (the host's other pages say what they did with text there). A
+/// page of a host with a template that lacks it is unlike the sample's pages: its other blocks,
+/// at places the profile does not hold, keep the unlearned answer, which the host-evidence
+/// model would only second-guess. Only the blocks with
 /// evidence are the model's to decide (step 5 of
 /// [`default_labels`](crate::extract::pipeline::default_labels), and the held-out scores of
 /// [`crate::train::host_evidence::train`]); it is trained on every row.
 pub fn has_evidence(row: &[f32]) -> bool {
     let on = |column: usize| row.get(column).is_some_and(|v| *v > 0.5);
-    !on(HAS_TEMPLATE) || on(MATCHES_TEMPLATE) || on(STATIC_NOISE)
+    !on(HAS_TEMPLATE) || on(MATCHES_TEMPLATE) || on(STATIC_NOISE) || row.get(PATH_SHARE).is_some_and(|v| *v > 0.0)
 }
 
 /// The columns [`has_evidence`] reads ([`COLUMNS`]).
 const HAS_TEMPLATE: usize = 4;
 const MATCHES_TEMPLATE: usize = 5;
 const STATIC_NOISE: usize = 10;
+const PATH_SHARE: usize = 18;
 
 /// How far from its threshold the host-evidence model's probability must be for the model to
 /// decide a block ([`decides`]). Chosen among 0, 0.1 and 0.2 by the site-grouped
@@ -273,6 +290,7 @@ mod tests {
             static_noise: Some(&static_noise),
             continues: Some(&[false, false, false, false, false]),
             never_main: &[false; 5],
+            paths: None,
         };
         let rows = features(&signals);
         assert_eq!(rows.len(), n * FEATURES);
@@ -319,6 +337,7 @@ mod tests {
             static_noise: Some(&[true, false]),
             continues: None,
             never_main: &[false; 2],
+            paths: None,
         };
         let evidence = |s: &HostSignals<'_>| {
             let rows = features(s);

@@ -18,6 +18,7 @@ pub mod headline;
 pub mod host_evidence;
 pub mod justext;
 pub mod model_rules;
+pub mod path_profile;
 pub mod pipeline;
 pub mod stadynot;
 pub mod stoplist;
@@ -84,6 +85,8 @@ pub struct SiteModel<'a> {
     pub goldminer: Option<&'a goldminer::GoldMinerModel>,
     /// StaDyNoT's static keys (Barua et al. 2014, §3.1); empty when none were learned.
     pub stadynot: &'a stadynot::StaticNoiseModel,
+    /// The host's path profile ([`path_profile::PathProfile`]); empty when none was learned.
+    pub paths: &'a path_profile::PathProfile,
     /// The host's dominant language (a stoplist name), the fallback of per-page detection.
     pub language: Option<&'a str>,
     /// The model's generation: the host's re-learnings before it.

@@ -559,7 +559,7 @@ pub fn default_labels(
     });
     let has_static = !model.stadynot.keys.is_empty();
     let used = if gold_miner.is_some() && stretch.is_none() { ModelUse::Unmatched } else { ModelUse::Applied };
-    if stretch.is_none() && !has_static {
+    if stretch.is_none() && !has_static && model.paths.is_empty() {
         return Ok(plain(unlearned, used, answer, trace));
     }
     let unlearned_trace = trace.clone();
@@ -597,6 +597,11 @@ pub fn default_labels(
         }
     }
     let continues = stretch.as_ref().map(|(range, _)| article_continues(blocks, &unlearned, range));
+    // Where the host's other pages kept the text of each block's place (a column of the
+    // host-evidence model).
+    let path_lookup: Option<Vec<Option<(f32, f32)>>> = (answer.is_some() && !model.paths.is_empty()).then(|| {
+        crate::extract::path_profile::path_keys(doc, blocks).into_iter().map(|k| model.paths.lookup(k)).collect()
+    });
     let host_features = answer.as_ref().map(|a| {
         host_evidence::features(&HostSignals {
             blocks,
@@ -610,6 +615,7 @@ pub fn default_labels(
             static_noise: static_noise.as_deref(),
             continues: continues.as_deref(),
             never_main: &never_main,
+            paths: path_lookup.as_deref(),
         })
     });
     let mut labels = match (host_evidence, &host_features) {

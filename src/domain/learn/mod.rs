@@ -19,6 +19,7 @@ use crate::extract::combiner::memo::own_stoplist;
 use crate::extract::goldminer::GoldMinerModel;
 use crate::extract::goldminer::{self, LearnPage};
 use crate::extract::model_rules::without_static_noise;
+use crate::extract::path_profile::{path_keys, PathProfile};
 use crate::extract::pipeline::{default_labels, kept_words, stretch_drop};
 use crate::extract::stadynot;
 use crate::extract::stadynot::StaticNoiseModel;
@@ -84,10 +85,40 @@ pub fn learn_documents(
     let doc_refs: Vec<&Document> = docs.iter().collect();
     let block_refs: Vec<&[Block]> = blocks.iter().map(Vec::as_slice).collect();
     let mut model = learn_unchecked(host, &doc_refs, &block_refs, language, justext_params, params);
+    let unlearned = unlearned_sample_labels(&model, docs, blocks, language, justext_params, params);
     if params.held_out_check {
-        validate(&mut model, docs, blocks, language, justext_params, params);
+        validate_with(&mut model, docs, blocks, &unlearned, justext_params, params);
     }
+    let keys: Vec<Vec<u64>> = docs.iter().zip(blocks).map(|(d, b)| path_keys(d, b)).collect();
+    model.paths = PathProfile::learn(
+        blocks.iter().zip(&keys).zip(&unlearned).map(|((b, k), l)| (b.as_slice(), k.as_slice(), l.as_deref())),
+    );
     model
+}
+
+/// The unlearned default's labels of every sample page (`None` where the page gave none), with
+/// the stoplist the page's extraction starts from: its own language's under the `language`
+/// setting, else the model's ([`crate::extract::stoplist::page_stoplist`]). The combiner's
+/// part is kept on each [`Document`], so the extraction of the sample pages does not repeat it.
+fn unlearned_sample_labels(
+    model: &DomainModel,
+    docs: &[Document],
+    blocks: &[Vec<Block>],
+    language: Option<&str>,
+    justext_params: &JusTextParams,
+    params: &LearnParams,
+) -> Vec<Option<Vec<Label>>> {
+    let host = host_stoplist(model.language.as_deref());
+    // The default extractor's unlearned labels: the shipped combiner's (the rules if it is broken).
+    let combiner = crate::extract::combiner::shipped().ok();
+    docs.iter()
+        .zip(blocks)
+        .map(|(doc, blocks)| {
+            let stoplist = own_stoplist(doc, blocks, language).unwrap_or_else(|| host.clone());
+            let plain = ExtractContext { stoplist: &stoplist, justext: justext_params, model: None };
+            default_labels(doc, blocks, &plain, &params.stadynot, combiner, None).ok().map(|l| l.labels)
+        })
+        .collect()
 }
 
 /// Steps 2–5 of [`learn`], without the check on held-out pages.
@@ -130,6 +161,7 @@ fn learn_unchecked(
         language: stoplist.language.clone(),
         goldminer,
         stadynot,
+        paths: PathProfile::default(),
         rejected: Vec::new(),
         generation: 0,
     }
@@ -181,38 +213,44 @@ pub fn validate(
     justext_params: &JusTextParams,
     params: &LearnParams,
 ) {
+    let unlearned = unlearned_sample_labels(model, docs, blocks, language, justext_params, params);
+    validate_with(model, docs, blocks, &unlearned, justext_params, params);
+}
+
+/// [`validate`] with the unlearned default's labels of the sample pages already computed
+/// ([`unlearned_sample_labels`]).
+fn validate_with(
+    model: &mut DomainModel,
+    docs: &[Document],
+    blocks: &[Vec<Block>],
+    all_unlearned: &[Option<Vec<Label>>],
+    justext_params: &JusTextParams,
+    params: &LearnParams,
+) {
     use std::collections::HashMap;
     if docs.len() < MIN_VALIDATION_PAGES || (model.goldminer.is_none() && model.stadynot.keys.is_empty()) {
         return;
     }
-    let host = host_stoplist(model.language.as_deref());
     // Per template (begin, end) and per key: held-out pages matched and harmed.
     let mut templates: HashMap<(Vec<String>, Vec<String>), (usize, usize)> = HashMap::new();
     let mut keys: HashMap<u64, (usize, usize)> = HashMap::new();
-    // The unlearned default's labels of every sample page (each is held out once).
+    // The unlearned default's labels of every sample page with kept words (each is held out once).
     let mut unlearned_labels: Vec<Option<Vec<Label>>> = vec![None; docs.len()];
-    // The default extractor's unlearned labels: the shipped combiner's (the rules if it is broken).
-    let combiner = crate::extract::combiner::shipped().ok();
     for fold in 0..2 {
         let (train, test): (Vec<usize>, Vec<usize>) = (0..docs.len()).partition(|i| i % 2 != fold);
         let fold_model = learn_subset(model, docs, blocks, &train, justext_params, params);
         let fold_templates: Vec<&GoldMinerModel> =
             fold_model.goldminer.iter().flat_map(|g| std::iter::once(g).chain(&g.alternatives)).collect();
         for &p in &test {
-            let stoplist = own_stoplist(&docs[p], &blocks[p], language).unwrap_or_else(|| host.clone());
-            let plain = ExtractContext { stoplist: &stoplist, justext: justext_params, model: None };
-            let Ok(unlearned) = default_labels(&docs[p], &blocks[p], &plain, &params.stadynot, combiner, None) else {
-                continue;
-            };
-            let unlearned = unlearned.labels;
-            let kept = kept_words(&blocks[p], &unlearned);
+            let Some(unlearned) = &all_unlearned[p] else { continue };
+            let kept = kept_words(&blocks[p], unlearned);
             if kept == 0 {
                 continue;
             }
             unlearned_labels[p] = Some(unlearned.clone());
             if let Some(g) = &fold_model.goldminer {
                 if let Some((t, range)) = goldminer::matching_template(&docs[p], &blocks[p], g) {
-                    let harmed = stretch_drop(&blocks[p], &unlearned, &range) > TEMPLATE_MAX_DROP;
+                    let harmed = stretch_drop(&blocks[p], unlearned, &range) > TEMPLATE_MAX_DROP;
                     let template = fold_templates[t];
                     let entry = templates.entry((template.begin.clone(), template.end.clone())).or_default();
                     entry.0 += 1;
@@ -225,7 +263,7 @@ pub fn validate(
             let kept_under = |nodes: &stadynot::NodeSet| -> usize {
                 let covered: Vec<Label> = stadynot::noise_labels(&docs[p], &blocks[p], nodes)
                     .into_iter()
-                    .zip(&unlearned)
+                    .zip(unlearned)
                     .map(|(noise, l)| if noise { *l } else { Label::Bad })
                     .collect();
                 kept_words(&blocks[p], &covered)

@@ -550,3 +550,37 @@ fn a_page_without_the_hosts_template_keeps_what_the_unlearned_default_keeps() {
     }
     assert!(would_drop >= 1, "the host-evidence model alone drops no kept block: the test checks nothing");
 }
+
+/// The path profile of a real site: every sample page is counted, the place of each page's
+/// longest block outside the static noise (its article) is kept on most pages that hold it, the places of the host's
+/// menu and footer (its static keys) on few; the profile survives the store's JSON, and a
+/// model stored without one reads as a model with an empty profile.
+#[test]
+fn the_path_profile_keeps_the_article_place_and_drops_the_template() {
+    use crate::extract::path_profile::path_keys;
+    let Some(pages) = freepressokc_pages(15) else { return };
+    let model =
+        learn("www.freepressokc.com", &pages, Some("English"), &JusTextParams::default(), &LearnParams::default());
+    assert_eq!(model.paths.pages, 15);
+    assert!(!model.stadynot.keys.is_empty());
+    let (mut article, mut noise) = (Vec::new(), Vec::new());
+    for page in &pages {
+        let doc = Document::parse(&page.html);
+        let blocks = segment(&doc);
+        let keys = path_keys(&doc, &blocks);
+        let flags = stadynot::noise_labels(&doc, &blocks, &stadynot::static_noise_nodes(&doc, &model.stadynot));
+        let longest = (0..blocks.len()).filter(|&i| !flags[i]).max_by_key(|&i| blocks[i].words).expect("blocks");
+        article.extend(model.paths.lookup(keys[longest]));
+        noise.extend((0..blocks.len()).filter(|&i| flags[i]).filter_map(|i| model.paths.lookup(keys[i])));
+    }
+    let mean = |v: &[(f32, f32)]| v.iter().map(|p| p.1).sum::<f32>() / v.len().max(1) as f32;
+    assert!(article.len() >= 10 && mean(&article) >= 0.8, "article places: {article:?}");
+    assert!(!noise.is_empty() && mean(&noise) <= 0.2, "static noise places: {noise:?}");
+    let json = serde_json::to_string(&model).expect("serialise");
+    let back: DomainModel = serde_json::from_str(&json).expect("parse");
+    assert_eq!(back.paths, model.paths);
+    let mut old: serde_json::Value = serde_json::from_str(&json).expect("json");
+    old.as_object_mut().expect("object").remove("paths");
+    let old: DomainModel = serde_json::from_value(old).expect("a model without a profile");
+    assert!(old.paths.is_empty() && old.paths.pages == 0);
+}
