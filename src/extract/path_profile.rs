@@ -1,7 +1,7 @@
 //! The host's path profile: for each element path of a host's template, on how many of its
 //! sample pages a text block sits there and on how many of them the unlearned default kept that
 //! block's words. The principal items are [`PathProfile`] (learned by [`PathProfile::learn`]
-//! with the rest of a host's model, [`crate::domain::learn`]) and [`path_keys`] (one key per
+//! with the rest of a host's model, [`mod@crate::domain::learn`]) and [`path_keys`] (one key per
 //! block of a page).
 //!
 //! It is the consensus of the host's pages about one place of its template: the body of the
