@@ -144,6 +144,14 @@ impl DomainModel {
         for k in &self.stadynot.keys {
             let _ = writeln!(s, "  {}", truncate(k, SUMMARY_KEY_CHARS));
         }
+        let kept = self.paths.paths.iter().filter(|(_, pages, kept)| 2 * kept > *pages).count();
+        let _ = writeln!(
+            s,
+            "path profile: {} places of the template (counted over {} pages), {} kept on most of their pages",
+            self.paths.paths.len(),
+            self.paths.pages,
+            kept
+        );
         if !self.rejected.is_empty() {
             let _ = writeln!(s, "dropped by the held-out check: {}", self.rejected.len());
             for r in &self.rejected {

@@ -175,8 +175,8 @@ fn every_extractor_stays_above_its_floor_on_every_set() {
 /// against the default without any model, word F1, both with the combiner and the
 /// host-evidence model that never saw the page's site (site-grouped folds). No host may lose
 /// more than its bootstrap error (the standard error of the difference, at least 0.005);
-/// pooled, each set must gain (CleanPortalEval 0.007, L3S-GN1 0.003, modern2026-dev 0.016) and
-/// every host of the three sets together at least 0.008 (issue 50's target is 0.01).
+/// pooled, each set must gain (CleanPortalEval 0.007, L3S-GN1 0.003, modern2026-dev 0.035) and
+/// every host of the three sets together at least 0.012 (issue 50's target is 0.01).
 #[test]
 fn learned_is_never_below_unlearned_on_multi_page_hosts() {
     let Some(shared) = support::shared_dir("eval_floors") else { return };
@@ -184,11 +184,11 @@ fn learned_is_never_below_unlearned_on_multi_page_hosts() {
     let mut failures = Vec::new();
     let mut measured = String::new();
     let host_folds = host_evidence_folds();
-    // (set, pooled floor). Measured 2026-12-06: CleanPortalEval +0.009, L3S-GN1 +0.003,
-    // modern2026-dev +0.020; every host within its bootstrap error of its unlearned score or
+    // (set, pooled floor). Measured 2026-12-07: CleanPortalEval +0.008, L3S-GN1 +0.004,
+    // modern2026-dev +0.041; every host within its bootstrap error of its unlearned score or
     // above.
     let (mut all_gain, mut all_pages) = (0.0, 0usize);
-    for (name, pooled_floor) in [("cleanportaleval", 0.007), ("l3s-gn1", 0.003), ("modern2026-dev", 0.016)] {
+    for (name, pooled_floor) in [("cleanportaleval", 0.007), ("l3s-gn1", 0.003), ("modern2026-dev", 0.035)] {
         let mut set = Dataset::load(&shared.join("data").join(name)).expect("set loads");
         // Only the pages of hosts with a model: the other pages' scores are the same with and
         // without learning.
@@ -225,11 +225,11 @@ fn learned_is_never_below_unlearned_on_multi_page_hosts() {
             failures.push(format!("{name}: pooled gain {pooled:+.3} < {pooled_floor:+.3}"));
         }
     }
-    // Every host of the three sets together (measured +0.0090; issue 50's target +0.01).
+    // Every host of the three sets together (measured +0.014; issue 50's target +0.01).
     let pooled = all_gain / all_pages as f64;
     measured.push_str(&format!("every host pooled gain {pooled:+.4} over {all_pages} pages\n"));
-    if pooled < 0.008 {
-        failures.push(format!("every host: pooled gain {pooled:+.4} < +0.008"));
+    if pooled < 0.012 {
+        failures.push(format!("every host: pooled gain {pooled:+.4} < +0.012"));
     }
     eprintln!("measured:\n{measured}");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
