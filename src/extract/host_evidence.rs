@@ -319,7 +319,7 @@ mod tests {
     /// A block has host evidence on a page with the learned stretch, under a static key, or on
     /// a host without a template; a page lacking its host's template gives its other blocks none.
     #[test]
-    fn host_evidence_needs_the_stretch_a_static_key_or_a_host_without_template() {
+    fn host_evidence_needs_the_stretch_a_static_key_a_profile_place_or_a_host_without_template() {
         let html = "<html><body><nav><p>Home News Sport</p></nav>\
             <article><p>The first paragraph of the story has words.</p></article></body></html>";
         let blocks = segment(&Document::parse(html));
@@ -348,10 +348,18 @@ mod tests {
         let with_stretch = HostSignals { stretch: Some(&stretch), stretch_keeps: Some(&keeps), ..signals };
         assert_eq!(evidence(&with_stretch), [true, true]);
         assert_eq!(evidence(&HostSignals { has_template: false, ..signals }), [true, true]);
+        // A place of the host's path profile is evidence on a page without the stretch.
+        let paths = [None, Some((0.9, 0.8))];
+        assert_eq!(evidence(&HostSignals { paths: Some(&paths), ..signals }), [true, true]);
         // The columns it reads are where COLUMNS names them.
         assert_eq!(
-            [HAS_TEMPLATE, MATCHES_TEMPLATE, STATIC_NOISE],
-            [column("model_has_template"), column("page_matches_template"), column("static_noise")]
+            [HAS_TEMPLATE, MATCHES_TEMPLATE, STATIC_NOISE, PATH_SHARE],
+            [
+                column("model_has_template"),
+                column("page_matches_template"),
+                column("static_noise"),
+                column("path_share")
+            ]
         );
     }
 
