@@ -408,3 +408,20 @@ async fn recording_keeps_every_exchange() {
     let plain = fetcher(&server).fetch_recorded(&server.url("/r/1"), Duration::ZERO, UrlKind::Page, None).await;
     assert!(plain.result.is_ok() && plain.exchanges.is_empty());
 }
+
+/// The pauses between redirect hops are politeness, not the server's time: a page reached
+/// after three hops paced 80 ms apart took the server a few milliseconds, and its response
+/// time says so, while the fetch itself lasted the pauses and more.
+#[tokio::test]
+async fn the_pauses_between_hops_are_not_response_time() {
+    let s = start();
+    let f = fetcher(&s);
+    let pause = Duration::from_millis(80);
+    let began = Instant::now();
+    let page = f.fetch_paced(&s.url("/r/3"), pause).await.expect("3 hops");
+    let took = began.elapsed();
+    assert_eq!(page.final_url, s.url("/r/0"));
+    assert!(took >= 3 * pause, "the fetch lasted {took:?}");
+    assert!(page.response_time < pause, "response time {:?} of a fetch that lasted {took:?}", page.response_time);
+    assert!(page.response_time <= took - 3 * pause, "{:?} of {took:?}", page.response_time);
+}
