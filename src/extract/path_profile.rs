@@ -94,11 +94,25 @@ impl PathProfile {
 }
 
 /// One path key per block of `blocks` (segmented from `doc`): xxh3 of the block element's
-/// ancestor chain (see the module doc).
+/// ancestor chain (see the module doc). Computed once per document and list of block
+/// elements and kept on `doc` ([`Document::derived`]): a sample page's keys are read by its
+/// host's learning and again by its extraction with the learned model.
 pub fn path_keys(doc: &Document, blocks: &[Block]) -> Vec<u64> {
-    let mut memo: std::collections::HashMap<ego_tree::NodeId, u64> = Default::default();
-    blocks.iter().map(|b| *memo.entry(b.element).or_insert_with(|| element_key(doc, b.element))).collect()
+    let kept = doc.derived(|_| KeptKeys::default());
+    let same = |elements: &[ego_tree::NodeId]| elements.iter().copied().eq(blocks.iter().map(|b| b.element));
+    if let Some((_, keys)) = kept.0.borrow().iter().find(|(elements, _)| same(elements)) {
+        return keys.clone();
+    }
+    let mut memo: rustc_hash::FxHashMap<ego_tree::NodeId, u64> = Default::default();
+    let keys: Vec<u64> =
+        blocks.iter().map(|b| *memo.entry(b.element).or_insert_with(|| element_key(doc, b.element))).collect();
+    kept.0.borrow_mut().push((blocks.iter().map(|b| b.element).collect(), keys.clone()));
+    keys
 }
+
+/// The [`path_keys`] computed on a document, each with the block elements they are of.
+#[derive(Default)]
+struct KeptKeys(std::cell::RefCell<Vec<(Vec<ego_tree::NodeId>, Vec<u64>)>>);
 
 /// xxh3 of the chain of elements from the root down to `node`.
 fn element_key(doc: &Document, node: ego_tree::NodeId) -> u64 {

@@ -37,12 +37,13 @@
 //! are each supported by at least `max(min_support, ceil(min_support_share × pages))` of the
 //! pages it was learned from.
 
-use super::tokens::{seq_key, TokenStream};
+use super::tokens::{ngram_counts_of, seq_key, NgramCounts, TokenStream};
 use super::{template_stretch, GoldMinerModel, GoldMinerParams};
 use crate::html::Document;
 use crate::model::{Block, Label};
 use ego_tree::NodeId;
 use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 use xxhash_rust::xxh3::xxh3_64;
 
 /// One page of the sample as GoldMiner's learner sees it: parsed, segmented and labelled by
@@ -69,9 +70,10 @@ const MAX_PARENTS_TRIED: usize = 5;
 /// A sample page prepared once for all templates: tokens, n-gram counts, green spans.
 struct Prepared<'p, 'a> {
     page: &'p LearnPage<'a>,
-    tokens: std::rc::Rc<TokenStream>,
-    /// Occurrences of each token sequence of up to `max_pattern_tokens` tokens ([`seq_key`]).
-    counts: HashMap<u64, u32>,
+    tokens: Rc<TokenStream>,
+    /// Occurrences of each token sequence of up to `max_pattern_tokens` tokens ([`seq_key`]),
+    /// empty for a page that takes no part.
+    counts: Rc<NgramCounts>,
     /// Block indices of the green (unique good) paragraphs.
     green: Vec<usize>,
     /// Green spans: token index of the first and last text node, and characters.
@@ -144,7 +146,7 @@ pub fn learn(pages: &[LearnPage<'_>], params: &GoldMinerParams) -> Option<GoldMi
                 let last = texts_before.last().copied().unwrap_or(0);
                 texts_before.push(last + usize::from(id == text_id));
             }
-            Prepared { page, counts: HashMap::new(), tokens, green, spans, green_chars, texts_before }
+            Prepared { page, counts: Rc::default(), tokens, green, spans, green_chars, texts_before }
         })
         .collect();
 
@@ -152,7 +154,7 @@ pub fn learn(pages: &[LearnPage<'_>], params: &GoldMinerParams) -> Option<GoldMi
     let used: Vec<usize> = (0..prepared.len()).filter(|&p| prepared[p].green_chars >= params.min_page_chars).collect();
     let mut prepared = prepared;
     for &p in &used {
-        prepared[p].counts = prepared[p].tokens.ngram_counts(max_len);
+        prepared[p].counts = ngram_counts_of(prepared[p].page.doc, max_len);
     }
 
     // 3–4, once per template, on the pages no earlier template cuts.

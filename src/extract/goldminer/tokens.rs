@@ -7,10 +7,11 @@ use crate::html::Document;
 use crate::model::Block;
 use ego_tree::iter::Edge;
 use ego_tree::NodeId;
+use rustc_hash::FxHashMap;
 use scraper::node::Element;
 use scraper::Node;
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::rc::Rc;
 use xxhash_rust::xxh3::{xxh3_64, Xxh3};
 
 /// A page's tag token stream, in document order, from the DOM (not the raw HTML, so it is
@@ -32,12 +33,22 @@ pub struct TokenStream {
     /// hundred distinct tokens among its thousands.
     texts: rustc_hash::FxHashMap<u64, String>,
     /// Token index of the `#text` marker of each non-blank text node.
-    pub text_pos: HashMap<NodeId, usize>,
+    pub text_pos: FxHashMap<NodeId, usize>,
     /// Token index of each element's start tag.
-    pub open_pos: HashMap<NodeId, usize>,
+    pub open_pos: FxHashMap<NodeId, usize>,
     /// Token index of each element's end tag (its start tag for void elements).
-    pub close_pos: HashMap<NodeId, usize>,
+    pub close_pos: FxHashMap<NodeId, usize>,
 }
+
+/// How often each token sequence of a page occurs, keyed by [`seq_key`] (the values are xxh3
+/// hashes already, so the map hashes them with Fx, not SipHash).
+pub(super) type NgramCounts = FxHashMap<u64, u32>;
+
+/// The [`NgramCounts`] of a document's token stream, per longest sequence length asked for,
+/// kept on the [`Document`] ([`Document::derived`]): a host's model and the two fold models of
+/// its held-out check count the same sample pages.
+#[derive(Default)]
+struct KeptCounts(std::cell::RefCell<Vec<(usize, Rc<NgramCounts>)>>);
 
 /// The token of a non-blank text node.
 pub(super) const TEXT_MARKER: &str = "#text";
@@ -130,8 +141,8 @@ impl TokenStream {
     }
 
     /// How often each token sequence of 1..=`max_len` tokens occurs, keyed by [`seq_key`].
-    pub(super) fn ngram_counts(&self, max_len: usize) -> HashMap<u64, u32> {
-        let mut counts: HashMap<u64, u32> = HashMap::with_capacity(self.ids.len() * max_len);
+    pub(super) fn ngram_counts(&self, max_len: usize) -> NgramCounts {
+        let mut counts = NgramCounts::with_capacity_and_hasher(self.ids.len() * max_len, Default::default());
         for start in 0..self.ids.len() {
             for len in 1..=max_len.min(self.ids.len() - start) {
                 *counts.entry(seq_key(&self.ids[start..start + len])).or_default() += 1;
@@ -141,9 +152,31 @@ impl TokenStream {
     }
 }
 
-/// One 64-bit key for a token sequence (xxh3 of the token ids), for counting and matching
-/// candidate patterns without allocating.
+/// [`TokenStream::ngram_counts`] of `doc`'s token stream ([`TokenStream::of`]), counted once
+/// per document and `max_len`.
+pub(super) fn ngram_counts_of(doc: &Document, max_len: usize) -> Rc<NgramCounts> {
+    let kept = doc.derived(|_| KeptCounts::default());
+    if let Some((_, counts)) = kept.0.borrow().iter().find(|(len, _)| *len == max_len) {
+        return Rc::clone(counts);
+    }
+    let counts = Rc::new(TokenStream::of(doc).ngram_counts(max_len));
+    kept.0.borrow_mut().push((max_len, Rc::clone(&counts)));
+    counts
+}
+
+/// Token ids [`seq_key`] hashes in one call (longer sequences are streamed).
+const SEQ_KEY_INLINE: usize = 16;
+
+/// One 64-bit key for a token sequence (xxh3 of the token ids' little-endian bytes, one after
+/// another), for counting and matching candidate patterns without allocating.
 pub(super) fn seq_key(ids: &[u64]) -> u64 {
+    if ids.len() <= SEQ_KEY_INLINE {
+        let mut bytes = [0u8; 8 * SEQ_KEY_INLINE];
+        for (chunk, id) in bytes.chunks_exact_mut(8).zip(ids) {
+            chunk.copy_from_slice(&id.to_le_bytes());
+        }
+        return xxh3_64(&bytes[..8 * ids.len()]);
+    }
     let mut h = Xxh3::new();
     for id in ids {
         h.update(&id.to_le_bytes());
@@ -239,5 +272,20 @@ mod tests {
         let counts = ts.ngram_counts(2);
         let p = ts.ids[(0..ts.len()).position(|i| ts.token(i) == Some("#text")).expect("text")];
         assert_eq!(counts.get(&seq_key(&[p])), Some(&2));
+        assert_eq!(*ngram_counts_of(&doc, 2), counts, "the document's counts are the stream's");
+    }
+
+    /// A sequence's key is the xxh3 of its ids' bytes one after another, hashed in one call
+    /// or streamed: the same value at every length.
+    #[test]
+    fn seq_key_is_the_xxh3_of_the_ids_bytes() {
+        let ids: Vec<u64> = (0..40u64).map(|i| xxh3_64(&i.to_le_bytes())).collect();
+        for len in 0..=ids.len() {
+            let mut h = Xxh3::new();
+            for id in &ids[..len] {
+                h.update(&id.to_le_bytes());
+            }
+            assert_eq!(seq_key(&ids[..len]), h.digest(), "{len} ids");
+        }
     }
 }
