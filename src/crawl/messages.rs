@@ -217,6 +217,19 @@ pub enum WorkItem {
         /// the host's re-learnings so far.
         generation: u32,
     },
+    /// Learn `host`'s model ahead of its end, on spare CPU, from its `sampled` waiting pages,
+    /// and extract them with it: what its learn job would do if the host ran dry with exactly
+    /// those pages, kept by the workers for that job ([`crate::crawl::workers::PreModels`]). It
+    /// sends nothing to the committer and writes nothing.
+    Prelearn {
+        /// Host key.
+        host: String,
+        /// Pages in the host's sample when it was asked for (a job that finds more or fewer
+        /// waiting pages does nothing: a later one is asked for, or the host has moved on).
+        sampled: u64,
+        /// The generation the model would have ([`WorkItem::Learn`]'s).
+        generation: u32,
+    },
     /// Extract every page of `host` waiting in the state, in crawl order, with `model`.
     Drain {
         /// Host key.

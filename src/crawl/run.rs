@@ -111,6 +111,8 @@ pub async fn run_with<M: CrawlMode>(opts: CrawlOptions, mut mode: M) -> Result<C
     // Learn and drain jobs have their own queue, which the workers read first: a host's
     // learning never waits behind the page jobs of hosts that have learned.
     let (jobs_tx, jobs_rx) = crossbeam_channel::unbounded();
+    // Spare work (models learned ahead of a host's end) is taken only when both are empty.
+    let (spare_tx, spare_rx) = crossbeam_channel::unbounded();
     let (results_tx, results_rx) = crossbeam_channel::bounded(RESULTS_QUEUE);
     let (direct_tx, direct_rx) = crossbeam_channel::unbounded();
     let (events_tx, events_rx) = tokio::sync::mpsc::unbounded_channel();
@@ -127,7 +129,8 @@ pub async fn run_with<M: CrawlMode>(opts: CrawlOptions, mut mode: M) -> Result<C
     let log_path = cfg.crawl.state_dir.join("onion.log");
     let sink = CorpusSink::open(&cfg.dedup, format, writer, warc, &log_path, state.hash_log_len()?)?;
     let committer =
-        Committer::open(cfg.clone(), state.clone(), sink, jobs_tx, events_tx.clone(), stop.clone(), frontier)?;
+        Committer::open(cfg.clone(), state.clone(), sink, jobs_tx, events_tx.clone(), stop.clone(), frontier)?
+            .with_spare_queue(spare_tx);
     let committer = std::thread::Builder::new()
         .name("webcorpus-committer".into())
         .spawn(move || {
@@ -148,8 +151,9 @@ pub async fn run_with<M: CrawlMode>(opts: CrawlOptions, mut mode: M) -> Result<C
         language: cfg.crawl.language().map(str::to_string),
         max_links_per_page: cfg.crawl.max_links_per_page,
         stop: stop.clone(),
+        premodels: Default::default(),
     };
-    let workers = spawn_workers(cfg.crawl.worker_threads(), Arc::new(ctx), work_rx, jobs_rx, results_tx);
+    let workers = spawn_workers(cfg.crawl.worker_threads(), Arc::new(ctx), work_rx, jobs_rx, spare_rx, results_tx);
 
     // 4. Dispatch.
     let dispatch_cfg = DispatchConfig {

@@ -8,7 +8,7 @@
 
 use crate::classify::{PageClass, PageClassifier};
 use crate::crawl::fetch::budget::BudgetShare;
-use crate::crawl::messages::{CommitMsg, Discard, PageContent, PageDone, PageResult, PageWork, WorkItem};
+use crate::crawl::messages::{CommitMsg, Discard, PageContent, PageDone, PageResult, PageWork, WaitingDone, WorkItem};
 use crate::crawl::sources::{feed_links, parse_source};
 use crate::domain::{DomainModel, HostModel, LearnParams};
 use crate::extract::pipeline::{extract_document, sample_answer, ExtractSettings, PageExtraction};
@@ -28,7 +28,7 @@ use url::Url;
 
 mod jobs;
 
-use jobs::{drain, learn_and_extract};
+use jobs::{drain, learn_and_extract, prelearn};
 
 /// What the CPU work of a page needs besides the page: extractor, settings, classifier.
 #[derive(Clone)]
@@ -57,6 +57,110 @@ pub struct WorkerContext {
     pub max_links_per_page: usize,
     /// Set on Ctrl-C: learn and drain jobs are skipped (they run again on resume).
     pub stop: Arc<AtomicBool>,
+    /// Models learned ahead of their hosts' learn jobs ([`WorkItem::Prelearn`]).
+    pub premodels: PreModels,
+}
+
+/// Most models [`PreModels`] keeps; past it the oldest is let go (a host's model is some KB to
+/// a few tens of KB: its patterns, static keys and path profile).
+pub const PREMODELS_KEPT: usize = 1024;
+
+/// Bytes of extracted pages [`PreModels`] holds at most, all hosts together (an estimate:
+/// their texts, URLs and per-block trace); a model learned ahead past it is kept without its
+/// pages, which its learn job then extracts.
+pub const PREEXTRACTED_BYTES: usize = 48 << 20;
+
+/// What was done ahead for one host: the model, learned from the sample pages `seqs` (every
+/// page waiting, in crawl order), and those pages extracted with it, when they fitted
+/// [`PREEXTRACTED_BYTES`].
+pub struct Ahead {
+    /// The sample pages' sequence numbers.
+    pub seqs: Vec<u64>,
+    /// The model, its generation set.
+    pub model: DomainModel,
+    /// The sample pages extracted with it, in crawl order; `None`: not kept.
+    pub pages: Option<Vec<WaitingDone>>,
+    /// [`Ahead::pages`]' estimated bytes.
+    bytes: usize,
+}
+
+impl Ahead {
+    /// `model`, learned from `seqs`, with its extracted `pages` (or none).
+    pub fn new(seqs: Vec<u64>, model: DomainModel, pages: Option<Vec<WaitingDone>>) -> Ahead {
+        let bytes = pages.as_ref().map_or(0, |p| p.iter().map(estimated_bytes).sum());
+        Ahead { seqs, model, pages, bytes }
+    }
+}
+
+/// A rough size of an extracted page in memory: its texts and URLs, and 64 bytes per block of
+/// its trace.
+fn estimated_bytes(page: &WaitingDone) -> usize {
+    let text = match &page.extraction {
+        Ok(ex) => {
+            ex.paragraphs.iter().map(|p| p.text.len() + 64).sum::<usize>()
+                + ex.comments.as_ref().map_or(0, String::len)
+                + 64 * ex.blocks
+        }
+        Err(_) => 0,
+    };
+    1024 + page.url.len() + page.final_url.len() + text
+}
+
+/// Models learned ahead on spare CPU ([`WorkItem::Prelearn`]), each with its sample's
+/// sequence numbers and generation, and the sample extracted with it ([`Ahead`]). A host's
+/// learn job takes them when the same pages wait and the generation is the same, so they are
+/// what it would compute itself (learning and extraction are functions of the pages, the
+/// generation and the settings alone). At most [`PREMODELS_KEPT`], one per host.
+#[derive(Default)]
+pub struct PreModels(std::sync::Mutex<Kept>);
+
+#[derive(Default)]
+struct Kept {
+    by_host: std::collections::HashMap<String, Ahead>,
+    order: std::collections::VecDeque<String>,
+    bytes: usize,
+}
+
+impl PreModels {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Kept> {
+        self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Keep `ahead` for `host`, in place of the host's earlier one.
+    pub fn put(&self, host: &str, ahead: Ahead) {
+        let mut kept = self.lock();
+        kept.bytes += ahead.bytes;
+        match kept.by_host.insert(host.to_string(), ahead) {
+            Some(before) => kept.bytes -= before.bytes,
+            None => kept.order.push_back(host.to_string()),
+        }
+        while kept.by_host.len() > PREMODELS_KEPT {
+            let Some(oldest) = kept.order.pop_front() else { break };
+            if let Some(gone) = kept.by_host.remove(&oldest) {
+                kept.bytes -= gone.bytes;
+            }
+        }
+    }
+
+    /// Whether extracted pages of about `bytes` more fit [`PREEXTRACTED_BYTES`].
+    pub fn has_room(&self, bytes: usize) -> bool {
+        self.lock().bytes + bytes <= PREEXTRACTED_BYTES
+    }
+
+    /// What was done ahead for `host` from exactly the sample pages `seqs` with `generation`,
+    /// taken out; `None` when there is none or it is of other pages (that one is let go too).
+    pub fn take(&self, host: &str, seqs: &[u64], generation: u32) -> Option<Ahead> {
+        let mut kept = self.lock();
+        let ahead = kept.by_host.remove(host)?;
+        kept.bytes -= ahead.bytes;
+        kept.order.retain(|h| h != host);
+        (ahead.seqs == seqs && ahead.model.generation == generation).then_some(ahead)
+    }
+
+    /// Whether a model of `host` learned from exactly `seqs` is kept.
+    pub fn holds(&self, host: &str, seqs: &[u64]) -> bool {
+        self.lock().by_host.get(host).is_some_and(|a| a.seqs == seqs)
+    }
 }
 
 /// A worker spends spare CPU on a page (the unlearned answer of a sampling host's page,
@@ -101,23 +205,26 @@ impl WorkerLoad {
     }
 }
 
-/// Start `n` workers on `queue` (fetched pages) and `jobs` (learn and drain jobs, taken
-/// first whenever both hold work), sending to `commit`. They end when every sender of both
-/// is dropped.
+/// Start `n` workers on `queue` (fetched pages), `jobs` (learn and drain jobs, taken first
+/// whenever they hold work) and `spare` (models learned ahead, [`WorkItem::Prelearn`], taken
+/// only when the other two are empty), sending to `commit`. They end when every sender of
+/// `queue` and `jobs` is dropped.
 pub fn spawn_workers(
     n: usize,
     ctx: Arc<WorkerContext>,
     queue: Receiver<WorkItem>,
     jobs: Receiver<WorkItem>,
+    spare: Receiver<WorkItem>,
     commit: Sender<CommitMsg>,
 ) -> Vec<JoinHandle<()>> {
     (0..n.max(1))
         .map(|i| {
-            let (ctx, queue, jobs, commit) = (ctx.clone(), queue.clone(), jobs.clone(), commit.clone());
+            let (ctx, queue, jobs, spare, commit) =
+                (ctx.clone(), queue.clone(), jobs.clone(), spare.clone(), commit.clone());
             std::thread::Builder::new()
                 .name(format!("webcorpus-worker-{i}"))
                 .spawn(move || {
-                    let mut next = NextItem { queue: Some(queue), jobs: Some(jobs) };
+                    let mut next = NextItem { queue: Some(queue), jobs: Some(jobs), spare: Some(spare) };
                     let mut load = WorkerLoad::default();
                     let mut waited = Instant::now();
                     while let Some(item) = next.take() {
@@ -133,7 +240,7 @@ pub fn spawn_workers(
                         let msg = work(&ctx, item, spare, &commit);
                         let done = Instant::now();
                         load.add((started - waited).as_secs_f64(), (done - started).as_secs_f64());
-                        if commit.send(msg).is_err() {
+                        if msg.is_some_and(|msg| commit.send(msg).is_err()) {
                             break;
                         }
                         waited = Instant::now();
@@ -144,46 +251,60 @@ pub fn spawn_workers(
         .collect()
 }
 
-/// A worker's two queues: `jobs` before `queue` whenever both hold an item; a queue whose
-/// senders are all gone is `None`.
+/// A worker's three queues, taken in order: `jobs`, then `queue`, then `spare` (only when
+/// the other two are empty); a queue whose senders are all gone is `None`, and the worker is
+/// done once `jobs` and `queue` are.
 struct NextItem {
     queue: Option<Receiver<WorkItem>>,
     jobs: Option<Receiver<WorkItem>>,
+    spare: Option<Receiver<WorkItem>>,
 }
 
 impl NextItem {
-    /// The next item, waiting for one; `None` once both queues are closed and empty.
+    /// The next item, waiting for one; `None` once `jobs` and `queue` are closed and empty.
     fn take(&mut self) -> Option<WorkItem> {
         loop {
-            match (&self.jobs, &self.queue) {
-                (Some(jobs), Some(queue)) => crossbeam_channel::select_biased! {
-                    recv(jobs) -> item => match item {
-                        Ok(item) => return Some(item),
-                        Err(_) => self.jobs = None,
-                    },
-                    recv(queue) -> item => match item {
-                        Ok(item) => return Some(item),
-                        Err(_) => self.queue = None,
-                    },
-                },
-                (Some(only), None) | (None, Some(only)) => match only.recv() {
-                    Ok(item) => return Some(item),
-                    Err(_) => {
-                        self.jobs = None;
-                        self.queue = None;
-                    }
-                },
-                (None, None) => return None,
+            for slot in [&mut self.jobs, &mut self.queue] {
+                if let Some(item) = try_take(slot) {
+                    return Some(item);
+                }
+            }
+            if self.jobs.is_none() && self.queue.is_none() {
+                return None;
+            }
+            if let Some(item) = try_take(&mut self.spare) {
+                return Some(item);
+            }
+            // Nothing ready: wait until one of the open queues is, then take in order.
+            let mut ready = crossbeam_channel::Select::new();
+            for rx in [&self.jobs, &self.queue, &self.spare].into_iter().flatten() {
+                ready.recv(rx);
+            }
+            if self.jobs.is_some() || self.queue.is_some() {
+                ready.ready();
             }
         }
     }
 }
 
-/// Do one item; drain jobs send all but their last message through `commit` themselves.
+/// An item of the queue in `slot` if one is ready; a closed queue's slot becomes `None`.
+fn try_take(slot: &mut Option<Receiver<WorkItem>>) -> Option<WorkItem> {
+    match slot.as_ref()?.try_recv() {
+        Ok(item) => Some(item),
+        Err(crossbeam_channel::TryRecvError::Disconnected) => {
+            *slot = None;
+            None
+        }
+        Err(crossbeam_channel::TryRecvError::Empty) => None,
+    }
+}
+
+/// Do one item; drain jobs send all but their last message through `commit` themselves, and
+/// a model learned ahead sends none.
 /// `spare`: the workers keep up with the queue, so a page of a sampling host may compute now
 /// what its host's learning will need ([`page_work`]).
-fn work(ctx: &WorkerContext, item: WorkItem, spare: bool, commit: &Sender<CommitMsg>) -> CommitMsg {
-    match item {
+fn work(ctx: &WorkerContext, item: WorkItem, spare: bool, commit: &Sender<CommitMsg>) -> Option<CommitMsg> {
+    Some(match item {
         WorkItem::Page { host, ticket, entry, page, mode, mut exchanges, delay_ms } => {
             // The WARC records' blocks are deflated here, on a worker, so that the committer
             // only compresses their headers.
@@ -215,7 +336,7 @@ fn work(ctx: &WorkerContext, item: WorkItem, spare: bool, commit: &Sender<Commit
         }
         WorkItem::Learn { host, generation } => {
             if ctx.stop.load(Ordering::Relaxed) {
-                return CommitMsg::Learned { host, model: None };
+                return Some(CommitMsg::Learned { host, model: None });
             }
             catch_unwind(AssertUnwindSafe(|| learn_and_extract(ctx, &host, generation, commit))).unwrap_or_else(|_| {
                 tracing::error!(host, "learning panicked; the sample is learned again on resume");
@@ -223,7 +344,15 @@ fn work(ctx: &WorkerContext, item: WorkItem, spare: bool, commit: &Sender<Commit
             })
         }
         WorkItem::Drain { host, model } => drain(ctx, host, model, commit),
-    }
+        WorkItem::Prelearn { host, sampled, generation } => {
+            if !ctx.stop.load(Ordering::Relaxed)
+                && catch_unwind(AssertUnwindSafe(|| prelearn(ctx, &host, sampled, generation))).is_err()
+            {
+                tracing::error!(host, "learning ahead panicked; the host learns at its end");
+            }
+            return None;
+        }
+    })
 }
 
 /// Read a sitemap or feed: the URLs it lists (with its body's `budget` share, kept until the
@@ -326,22 +455,29 @@ mod tests {
 
     fn host(item: &WorkItem) -> String {
         match item {
-            WorkItem::Learn { host, .. } | WorkItem::Drain { host, .. } | WorkItem::Page { host, .. } => host.clone(),
+            WorkItem::Learn { host, .. }
+            | WorkItem::Drain { host, .. }
+            | WorkItem::Page { host, .. }
+            | WorkItem::Prelearn { host, .. } => host.clone(),
         }
     }
 
-    /// Jobs go first whenever both queues hold items, each queue keeps its order, and a worker
-    /// reads on from the other queue when one closes; it stops once both are closed and empty.
+    /// Jobs go first whenever both queues hold items, each queue keeps its order, the spare
+    /// queue is read only when the other two are empty, and a worker reads on from the other
+    /// queues when one closes; it stops once jobs and pages are closed and empty, whatever
+    /// the spare queue still holds.
     #[test]
     fn jobs_are_taken_before_queued_items_and_both_queues_drain() {
         let (queue_tx, queue) = crossbeam_channel::bounded(4);
         let (jobs_tx, jobs) = crossbeam_channel::unbounded();
+        let (spare_tx, spare) = crossbeam_channel::unbounded();
         // Drain jobs stand in for the page items of the bounded queue: the order is the point.
+        spare_tx.send(drain("spare-1")).unwrap();
         queue_tx.send(drain("page-1")).unwrap();
         queue_tx.send(drain("page-2")).unwrap();
         jobs_tx.send(learn("job-1")).unwrap();
         jobs_tx.send(learn("job-2")).unwrap();
-        let mut next = NextItem { queue: Some(queue), jobs: Some(jobs) };
+        let mut next = NextItem { queue: Some(queue), jobs: Some(jobs), spare: Some(spare) };
         let first: Vec<String> = (0..3).filter_map(|_| next.take()).map(|i| host(&i)).collect();
         assert_eq!(first, ["job-1", "job-2", "page-1"]);
         drop(jobs_tx);
@@ -349,8 +485,17 @@ mod tests {
         assert_eq!(next.take().map(|i| host(&i)).as_deref(), Some("page-2"));
         assert_eq!(next.take().map(|i| host(&i)).as_deref(), Some("page-3"));
         assert!(next.jobs.is_none(), "the closed job queue is let go");
+        assert_eq!(next.take().map(|i| host(&i)).as_deref(), Some("spare-1"), "spare work once the rest is done");
+        // A worker waiting on an empty queue wakes for spare work sent later.
+        let late = std::thread::spawn(move || {
+            spare_tx.send(drain("spare-2")).unwrap();
+            spare_tx
+        });
+        assert_eq!(next.take().map(|i| host(&i)).as_deref(), Some("spare-2"));
+        let spare_tx = late.join().unwrap();
+        spare_tx.send(drain("spare-3")).unwrap();
         drop(queue_tx);
-        assert!(next.take().is_none());
+        assert!(next.take().is_none(), "no pages nor jobs to come: spare work is let go");
     }
 
     /// A worker that waits most of each second has spare CPU, also in a burst that fills the

@@ -278,6 +278,16 @@ impl HostLearning {
         self.phase == HostPhase::Sampling
     }
 
+    /// The host samples, no learn job runs, its sample is not full, and were it to run dry
+    /// now it would learn from the pages sampled so far ([`SamplingRule::learns_from`]): the
+    /// model that its [`LearningEvent::HostDry`] would start to learn may be learned ahead.
+    pub fn would_learn_when_dry(&self, rule: &SamplingRule) -> bool {
+        self.phase == HostPhase::Sampling
+            && !self.learning
+            && self.sampled < rule.sample_size
+            && rule.learns_from(self.sampled, self.has_model)
+    }
+
     fn start_learning(&mut self, actions: &mut Vec<LearningAction>) {
         self.learning = true;
         actions.push(LearningAction::Learn { generation: self.relearned });

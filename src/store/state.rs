@@ -683,6 +683,21 @@ impl CrawlState {
             .collect()
     }
 
+    /// The sequence numbers of the first `limit` pages of `host` waiting in the state, in crawl
+    /// order (their keys are read, not their pages decoded).
+    ///
+    /// # Errors
+    /// The store's.
+    pub fn waiting_seqs(&self, host: &str, limit: usize) -> Result<Vec<u64>, StoreError> {
+        let entries = self.store.scan_prefix(&host_key("p/", host), limit)?;
+        Ok(entries
+            .iter()
+            .filter_map(|(k, _)| {
+                k.len().checked_sub(8).map(|at| u64::from_be_bytes(k[at..].try_into().expect("8 bytes")))
+            })
+            .collect())
+    }
+
     /// Up to `limit` of the pages of `host` waiting for its model with sequence number `from`
     /// or later, in crawl order (a drain reads them in such windows, never all at once).
     pub fn waiting_window(&self, host: &str, from: u64, limit: usize) -> Result<Vec<SampledPage>, StoreError> {

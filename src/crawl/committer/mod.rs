@@ -63,11 +63,20 @@ struct HostBook {
     deferred: VecDeque<Box<PageDone>>,
     /// The host's model (learned in this run or stored by an earlier one).
     model: Option<Arc<DomainModel>>,
+    /// The sample size a model was last asked to be learned ahead at ([`models::PRELEARN_QUEUED`]).
+    prelearned_at: Option<u64>,
 }
 
 impl HostBook {
     fn new(rec: HostRecord) -> HostBook {
-        HostBook { rec, next_ticket: 0, early: BTreeMap::new(), deferred: VecDeque::new(), model: None }
+        HostBook {
+            rec,
+            next_ticket: 0,
+            early: BTreeMap::new(),
+            deferred: VecDeque::new(),
+            model: None,
+            prelearned_at: None,
+        }
     }
 }
 
@@ -123,6 +132,10 @@ pub struct Committer {
     run_started_at: String,
     counters_at_start: Counters,
     work: Sender<WorkItem>,
+    /// The workers' queue of spare work (models learned ahead), when the crawl has one, and
+    /// the requests that wait for the open group's commit (their pages must be durable first).
+    spare: Option<Sender<WorkItem>>,
+    spare_due: Vec<WorkItem>,
     events: tokio::sync::mpsc::UnboundedSender<Event>,
     stop: Arc<AtomicBool>,
     /// Links to refused IP literals (`http://10.0.0.1/`) are not queued (scope `any`).
@@ -192,6 +205,8 @@ impl Committer {
             run_started_at: humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string(),
             counters_at_start: counters,
             work,
+            spare: None,
+            spare_due: Vec::new(),
             events,
             stop,
             addresses: AddressPolicy::new(&cfg_allow).unwrap_or_default(),
@@ -270,6 +285,7 @@ impl Committer {
                     }
                 }
                 self.check_yield(&host);
+                self.consider_prelearn(&host);
             }
             CommitMsg::Exchanges { host, exchanges } => {
                 self.write_exchanges(&exchanges)?;
@@ -363,6 +379,11 @@ impl Committer {
             let _ = self.events.send(event);
         }
         self.launch_jobs();
+        if let Some(spare) = &self.spare {
+            for item in self.spare_due.drain(..) {
+                let _ = spare.send(item);
+            }
+        }
         Ok(())
     }
 

@@ -8,9 +8,45 @@ use super::Committer;
 use crate::crawl::messages::{Event, WorkItem};
 use crate::crawl::CrawlError;
 use crate::domain::{DomainModel, LearningAction, LearningEvent};
+use crossbeam_channel::Sender;
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
+/// A sampling host whose dry learning would learn from its sample gets its model learned
+/// ahead, on the workers' spare CPU, once at most this many of its URLs are left to fetch: its
+/// last pages are near, and the learn job at its end takes the model when no page joined the
+/// sample meanwhile ([`crate::crawl::workers::PreModels`]). Each further page asks again.
+pub const PRELEARN_QUEUED: u64 = 2;
+
 impl Committer {
+    /// Send learn-ahead requests to `spare`, the workers' queue of spare work.
+    pub fn with_spare_queue(mut self, spare: Sender<WorkItem>) -> Committer {
+        self.spare = Some(spare);
+        self
+    }
+
+    /// Ask for `host`'s model to be learned ahead ([`PRELEARN_QUEUED`]) when its sample would
+    /// be learned were it dry now, few of its URLs are left, and not for this sample already;
+    /// sent after the open group's commit.
+    pub(super) fn consider_prelearn(&mut self, host: &str) {
+        if self.spare.is_none() || self.stop.load(Ordering::Relaxed) {
+            return;
+        }
+        let rule = self.rule;
+        let book = self.book(host);
+        let sampled = book.rec.learning.sampled;
+        if !book.rec.learning.would_learn_when_dry(&rule)
+            || book.rec.queued_from_counts() > PRELEARN_QUEUED
+            || book.prelearned_at == Some(sampled)
+        {
+            return;
+        }
+        book.prelearned_at = Some(sampled);
+        let generation = book.rec.learning.relearned;
+        self.spare_due.push(WorkItem::Prelearn { host: host.to_string(), sampled, generation });
+        self.group.open();
+    }
+
     /// Apply `event` to `host`'s learning and carry out the actions it returns, in order.
     ///
     /// # Errors

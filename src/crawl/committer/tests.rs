@@ -25,6 +25,8 @@ struct Rig {
     state: CrawlState,
     store: Arc<MemoryStore>,
     jobs: Receiver<WorkItem>,
+    /// The workers' spare queue (models learned ahead).
+    spare: Receiver<WorkItem>,
     events: UnboundedReceiver<Event>,
     corpus: MemoryCorpus,
 }
@@ -43,8 +45,10 @@ fn rig(sample_size: usize) -> Rig {
     let (events_tx, events) = tokio::sync::mpsc::unbounded_channel();
     let stop = Arc::new(AtomicBool::new(false));
     let frontier = Box::new(crate::crawl::frontier::LocalFrontier);
-    let committer = Committer::open(cfg, state.clone(), sink, work, events_tx, stop, frontier).unwrap();
-    Rig { committer, state, store, jobs, events, corpus }
+    let (spare_tx, spare) = crossbeam_channel::unbounded();
+    let committer =
+        Committer::open(cfg, state.clone(), sink, work, events_tx, stop, frontier).unwrap().with_spare_queue(spare_tx);
+    Rig { committer, state, store, jobs, spare, events, corpus }
 }
 
 /// The HTML of the `n`-th article of the shared Free Press site (`None` without the data).
@@ -99,6 +103,7 @@ fn jobs(rig: &Rig) -> Vec<String> {
             WorkItem::Learn { host, generation } => format!("learn {host} {generation}"),
             WorkItem::Drain { host, model } => format!("drain {host} model={}", model.is_some()),
             WorkItem::Page { host, .. } => format!("page {host}"),
+            WorkItem::Prelearn { host, sampled, .. } => format!("prelearn {host} {sampled}"),
         })
         .collect()
 }
@@ -153,6 +158,45 @@ fn a_full_sample_waits_in_the_state_and_starts_one_learn_job_after_its_commit() 
     assert_eq!((rec.learning.phase, rec.learning.sampled, rec.learning.waiting), (HostPhase::Sampling, 2, 3));
     assert_eq!(rig.state.waiting_pages(HOST, 10).unwrap().len(), 3);
     assert!(corpus(&rig).is_empty());
+}
+
+/// A sampling host asks for its model to be learned ahead once few of its URLs are left
+/// (at most `PRELEARN_QUEUED`) and it has `min_sample` pages, once per sample size and after
+/// the pages' commit; the learn job at its end is started as before.
+#[test]
+fn a_host_near_its_end_has_its_model_learned_ahead_after_the_commit() {
+    let Some(html) = article(0) else { return };
+    let mut rig = rig(100);
+    let waiting = || PageContent::Waiting { html: html.clone(), answer: Vec::new() };
+    let links: Vec<String> = ["b", "c", "d", "e", "f", "g"].iter().map(|p| format!("http://{HOST}/{p}/")).collect();
+    let links: Vec<&str> = links.iter().map(String::as_str).collect();
+    let spare = |rig: &Rig| -> Vec<String> {
+        rig.spare
+            .try_iter()
+            .map(|item| match item {
+                WorkItem::Prelearn { host, sampled, .. } => format!("prelearn {host} {sampled}"),
+                _ => "other".into(),
+            })
+            .collect()
+    };
+    rig.committer.handle(page(0, "/a/", waiting(), &links)).unwrap();
+    rig.committer.handle(page(1, "/b/", waiting(), &[])).unwrap();
+    rig.committer.handle(page(2, "/c/", waiting(), &[])).unwrap();
+    rig.committer.commit().unwrap();
+    assert!(spare(&rig).is_empty(), "3 pages sampled, but 3 URLs left");
+    rig.committer.handle(page(3, "/d/", waiting(), &[])).unwrap();
+    assert!(spare(&rig).is_empty(), "asked for after the commit");
+    rig.committer.commit().unwrap();
+    assert_eq!(spare(&rig), [format!("prelearn {HOST} 4")]);
+    rig.committer.commit().unwrap();
+    assert!(spare(&rig).is_empty(), "once per sample size");
+    rig.committer.handle(page(4, "/e/", waiting(), &[])).unwrap();
+    rig.committer.commit().unwrap();
+    assert_eq!(spare(&rig), [format!("prelearn {HOST} 5")]);
+    rig.committer.handle(CommitMsg::HostDry { host: HOST.into() }).unwrap();
+    rig.committer.commit().unwrap();
+    assert_eq!(jobs(&rig), [format!("learn {HOST} 0")]);
+    assert!(spare(&rig).is_empty(), "a learning host asks for nothing ahead");
 }
 
 #[test]

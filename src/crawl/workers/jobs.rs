@@ -4,7 +4,7 @@
 //! [`DRAIN_WINDOW`], never all at once, and send one [`CommitMsg::Drained`] per page in crawl
 //! order; the message a job returns is its last.
 
-use super::{extract_and_classify, extract_parsed, WorkerContext};
+use super::{extract_and_classify, extract_parsed, Ahead, WorkerContext};
 use crate::classify::PageClass;
 use crate::crawl::messages::{CommitMsg, WaitingDone};
 use crate::domain::learn::{learn_documents, parse_sample};
@@ -85,13 +85,37 @@ fn read_sample(ctx: &WorkerContext, host: &str) -> Result<(Parsed, Vec<SampledPa
 /// Learn `host`'s model from its sample and extract the sample with it, parsing each page
 /// once and reading the sample in windows ([`read_sample`]): [`CommitMsg::Learned`], then one
 /// [`CommitMsg::Drained`] per sampled page (the returned message is the last). `Learned`
-/// without a model when the state cannot be read.
+/// without a model when the state cannot be read. What was done ahead for the same sample
+/// pages and generation ([`prelearn`]) is taken instead of being done again.
 pub(super) fn learn_and_extract(
     ctx: &WorkerContext,
     host: &str,
     generation: u32,
     commit: &Sender<CommitMsg>,
 ) -> CommitMsg {
+    let ahead = match ctx.state.waiting_seqs(host, ctx.learn.sample_size) {
+        Ok(seqs) => ctx.premodels.take(host, &seqs, generation),
+        Err(_) => None,
+    };
+    let mut out = Outbox { host, commit, held: None };
+    if let Some(Ahead { model, pages: Some(pages), .. }) = ahead {
+        tracing::info!(
+            host,
+            pages = pages.len(),
+            goldminer = model.goldminer.is_some(),
+            generation,
+            "domain model learned ahead"
+        );
+        if !out.send(CommitMsg::Learned { host: host.to_string(), model: Some(Box::new(model)) }) {
+            return out.finish();
+        }
+        for page in pages {
+            if !out.page(page) {
+                return out.finish();
+            }
+        }
+        return out.finish();
+    }
     let (parsed, unparsed, from, left) = match read_sample(ctx, host) {
         Ok(sample) => sample,
         Err(e) => {
@@ -99,27 +123,60 @@ pub(super) fn learn_and_extract(
             return CommitMsg::Learned { host: host.to_string(), model: None };
         }
     };
-    let Parsed { pages, docs, blocks } = parsed;
-    let mut model = learn_documents(host, &docs, &blocks, ctx.language.as_deref(), &ctx.justext, &ctx.learn);
-    model.generation = generation;
-    tracing::info!(host, pages = docs.len(), goldminer = model.goldminer.is_some(), generation, "domain model learned");
+    let model = match ahead {
+        Some(ahead) => ahead.model,
+        None => {
+            let mut model =
+                learn_documents(host, &parsed.docs, &parsed.blocks, ctx.language.as_deref(), &ctx.justext, &ctx.learn);
+            model.generation = generation;
+            model
+        }
+    };
+    tracing::info!(
+        host,
+        pages = parsed.docs.len(),
+        goldminer = model.goldminer.is_some(),
+        generation,
+        "domain model learned"
+    );
     let model = Arc::new(model);
-    let learned = CommitMsg::Learned { host: host.to_string(), model: Some(Box::new((*model).clone())) };
-    let mut out = Outbox { host, commit, held: None };
-    if !out.send(learned) {
+    if !out.send(CommitMsg::Learned { host: host.to_string(), model: Some(Box::new((*model).clone())) }) {
         return out.finish();
     }
-    // The learned pages from their parse, then the sample's other pages, one parse at a time.
+    extract_sample(ctx, host, &model, Sample { parsed, unparsed, from, left }, |page| out.page(page));
+    out.finish()
+}
+
+/// A sample as [`read_sample`] read it: the parsed pages, those read but not parsed, where to
+/// read on and how many sample pages are left there.
+struct Sample {
+    parsed: Parsed,
+    unparsed: Vec<SampledPage>,
+    from: u64,
+    left: usize,
+}
+
+/// Extract every page of `sample` with `model`, in crawl order, handing each to `sink`: the
+/// parsed pages from their parse, then the others, then the rest of the sample read from the
+/// state in windows. Stops when `sink` returns false.
+fn extract_sample(
+    ctx: &WorkerContext,
+    host: &str,
+    model: &Arc<DomainModel>,
+    sample: Sample,
+    mut sink: impl FnMut(WaitingDone) -> bool,
+) {
+    let Sample { parsed: Parsed { pages, docs, blocks }, unparsed, from, left } = sample;
     for (page, (doc, blocks)) in pages.into_iter().zip(docs.into_iter().zip(blocks)) {
-        let done = waiting_done(page, |s| extract_parsed(&doc, &blocks, &s.final_url, Some(&model), &ctx.tools));
-        if !out.page(done) {
-            return out.finish();
+        let done = waiting_done(page, |s| extract_parsed(&doc, &blocks, &s.final_url, Some(model), &ctx.tools));
+        if !sink(done) {
+            return;
         }
     }
-    let extract = |page: SampledPage| waiting_done(page, |s| extract_waiting(s, Some(&model), &ctx.tools));
+    let extract = |page: SampledPage| waiting_done(page, |s| extract_waiting(s, Some(model), &ctx.tools));
     for page in unparsed {
-        if !out.page(extract(page)) {
-            return out.finish();
+        if !sink(extract(page)) {
+            return;
         }
     }
     let (mut from, mut left) = (from, left);
@@ -135,12 +192,52 @@ pub(super) fn learn_and_extract(
         left -= window.len();
         for page in window {
             from = page.seq + 1;
-            if !out.page(extract(page)) {
-                return out.finish();
+            if !sink(extract(page)) {
+                return;
             }
         }
     }
-    out.finish()
+}
+
+/// Do ahead of `host`'s learn job ([`crate::crawl::messages::WorkItem::Prelearn`]) what it
+/// would do with the `sampled` pages waiting now: learn the model of `generation` from them,
+/// read and parsed as the job reads them ([`read_sample`]), and extract them with it, while
+/// the extracted pages fit [`super::PREEXTRACTED_BYTES`] (else the model is kept alone); kept
+/// in `ctx.premodels` for that job. Nothing is done when other than `sampled` pages wait (the
+/// sample changed since it was asked for) or the same pages were done ahead already.
+pub(super) fn prelearn(ctx: &WorkerContext, host: &str, sampled: u64, generation: u32) {
+    let limit = ctx.learn.sample_size;
+    let seqs = match ctx.state.waiting_seqs(host, limit) {
+        Ok(seqs) if seqs.len() as u64 == sampled && seqs.len() < limit => seqs,
+        _ => return,
+    };
+    if ctx.premodels.holds(host, &seqs) {
+        return;
+    }
+    let Ok((parsed, unparsed, from, left)) = read_sample(ctx, host) else { return };
+    if sample_seqs(&parsed.pages, &unparsed).len() + left != seqs.len() {
+        return;
+    }
+    let mut model =
+        learn_documents(host, &parsed.docs, &parsed.blocks, ctx.language.as_deref(), &ctx.justext, &ctx.learn);
+    model.generation = generation;
+    let model = Arc::new(model);
+    let (mut pages, mut bytes, mut fits) = (Vec::new(), 0, true);
+    extract_sample(ctx, host, &model, Sample { parsed, unparsed, from, left }, |page| {
+        bytes += super::estimated_bytes(&page);
+        fits = ctx.premodels.has_room(bytes);
+        pages.push(page);
+        fits
+    });
+    let model = Arc::try_unwrap(model).unwrap_or_else(|shared| (*shared).clone());
+    let pages = (fits && pages.len() == seqs.len()).then_some(pages);
+    ctx.premodels.put(host, Ahead::new(seqs, model, pages));
+}
+
+/// The sequence numbers of a sample as [`read_sample`] read it: its parsed pages, then the
+/// others.
+fn sample_seqs(parsed: &[SampledPage], unparsed: &[SampledPage]) -> Vec<u64> {
+    parsed.iter().chain(unparsed).map(|p| p.seq).collect()
 }
 
 /// A job's messages to the committer, one held back so that the last can be returned marked
@@ -282,6 +379,7 @@ mod tests {
             language: None,
             max_links_per_page: cfg.crawl.max_links_per_page,
             stop: Arc::new(std::sync::atomic::AtomicBool::new(false)),
+            premodels: Default::default(),
         }
     }
 
@@ -316,6 +414,60 @@ mod tests {
 
     fn urls(range: std::ops::Range<usize>) -> Vec<String> {
         range.map(|i| format!("http://{HOST}/page/{i}/")).collect()
+    }
+
+    /// What is done ahead is what the learn job does with the same pages: the same model and
+    /// the same extracted pages, which the job then takes; a request for another number of
+    /// pages than wait does nothing, and what was done for other pages is not used.
+    #[test]
+    fn a_model_learned_ahead_is_the_learn_jobs_own() {
+        let Some(waiting) = pages(12) else { return };
+        let learned = |ctx: &WorkerContext| {
+            let (tx, rx) = crossbeam_channel::unbounded();
+            let last = learn_and_extract(ctx, HOST, 3, &tx);
+            drop(tx);
+            let mut sent = rx.into_iter().chain([last]);
+            let model = match sent.next() {
+                Some(CommitMsg::Learned { model: Some(model), .. }) => serde_json::to_value(&*model).unwrap(),
+                _ => panic!("the model is sent first"),
+            };
+            let pages: Vec<(String, Vec<String>, Option<u32>)> = sent
+                .filter_map(|msg| match msg {
+                    CommitMsg::Drained { page: Some(page), .. } => {
+                        let ex = page.extraction.expect("extracted");
+                        Some((page.url, ex.paragraphs.into_iter().map(|p| p.text).collect(), ex.model_generation))
+                    }
+                    _ => None,
+                })
+                .collect();
+            (model, pages)
+        };
+        let reference = learned(&context(100, usize::MAX, &waiting));
+        assert_eq!(reference.0["generation"], 3);
+        assert_eq!(reference.1.len(), 12);
+        // A node budget that leaves pages unparsed, and one that parses them all.
+        let nodes = Document::parse(&waiting[0]).html.tree.nodes().count();
+        for max_nodes in [nodes * 3, usize::MAX] {
+            let reference = learned(&context(100, max_nodes, &waiting));
+            let ctx = context(100, max_nodes, &waiting);
+            let seqs = ctx.state.waiting_seqs(HOST, 100).unwrap();
+            prelearn(&ctx, HOST, 11, 3);
+            prelearn(&ctx, HOST, 13, 3);
+            assert!(!ctx.premodels.holds(HOST, &seqs), "12 pages wait, not 11 or 13: nothing done");
+            prelearn(&ctx, HOST, 12, 3);
+            assert!(ctx.premodels.holds(HOST, &seqs));
+            assert_eq!(learned(&ctx), reference, "node budget {max_nodes}");
+            assert!(!ctx.premodels.holds(HOST, &seqs), "taken by the learn job");
+            // Done ahead for another generation: not taken.
+            prelearn(&ctx, HOST, 12, 2);
+            assert_eq!(learned(&ctx), reference);
+        }
+        // Done for other pages: let go, not used.
+        let other = context(100, usize::MAX, &waiting);
+        other
+            .premodels
+            .put(HOST, Ahead::new(vec![7, 8, 9], DomainModel { generation: 3, ..DomainModel::default() }, None));
+        assert_eq!(learned(&other), reference);
     }
 
     /// The learn job reads the sample in windows, parses for learning only what fits the node

@@ -309,3 +309,28 @@ fn a_site_given_whole_is_learned_from_min_sample_pages_however_many() {
     assert!(learns_whole_site(&params, 2));
     assert!(learns_whole_site(&params, 500), "no sample_size cap for a whole site");
 }
+
+/// A model may be learned ahead exactly while the host samples with enough pages for its dry
+/// learning and neither a full sample nor a learn job has started it: not below `min_sample`,
+/// not once the sample is full (its learn job runs), not while learning, not once learned.
+#[test]
+fn a_model_is_learned_ahead_only_where_running_dry_would_learn_it() {
+    let mut host = HostLearning::default();
+    assert!(!host.would_learn_when_dry(&RULE), "no page");
+    host.on(&RULE, PageHeld);
+    assert!(!host.would_learn_when_dry(&RULE), "1 page, below min_sample 2");
+    host.on(&RULE, PageHeld);
+    assert!(host.would_learn_when_dry(&RULE), "2 pages: a dry host would learn from them");
+    assert_eq!(host.on(&RULE, PageHeld), vec![Learn { generation: 0 }], "the full sample learns");
+    assert!(!host.would_learn_when_dry(&RULE), "full, and learning");
+    let mut dry = stored(Sampling, 2, 2, 0);
+    assert!(dry.would_learn_when_dry(&RULE));
+    dry.on(&RULE, HostDry);
+    assert!(!dry.would_learn_when_dry(&RULE), "its learn job runs");
+    dry.on(&RULE, ModelLearned);
+    assert!(!dry.would_learn_when_dry(&RULE), "learned");
+    // A host sampled again after a model needs a full sample: never ahead of one.
+    let mut again = stored(Sampling, 2, 2, 1);
+    again.on(&RULE, Resumed { has_model: true });
+    assert!(!again.would_learn_when_dry(&RULE));
+}
