@@ -3,6 +3,8 @@
 //! parse once, links, then extract + classify or keep for the sample) and, first whenever it
 //! holds any, from the committer's queue of learn jobs (GoldMiner and StaDyNoT from a host's
 //! sample, GoldMiner §III.A, StaDyNoT §3) and drain jobs (the pages that waited for a model),
+//! and, only when both are empty, from a queue of spare work (a host's model learned and its
+//! sample extracted ahead of its end, kept in [`PreModels`] for its learn job),
 //! and send [`CommitMsg`]s to the committer. A full queue is
 //! back-pressure on dispatch; a panic on one page is that page's discard, never a dead worker.
 
