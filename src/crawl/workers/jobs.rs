@@ -215,7 +215,7 @@ pub(super) fn prelearn(ctx: &WorkerContext, host: &str, sampled: u64, generation
         return;
     }
     let Ok((parsed, unparsed, from, left)) = read_sample(ctx, host) else { return };
-    if sample_seqs(&parsed.pages, &unparsed).len() + left != seqs.len() {
+    if parsed.pages.len() + unparsed.len() + left != seqs.len() {
         return;
     }
     let mut model =
@@ -232,12 +232,6 @@ pub(super) fn prelearn(ctx: &WorkerContext, host: &str, sampled: u64, generation
     let model = Arc::try_unwrap(model).unwrap_or_else(|shared| (*shared).clone());
     let pages = (fits && pages.len() == seqs.len()).then_some(pages);
     ctx.premodels.put(host, Ahead::new(seqs, model, pages));
-}
-
-/// The sequence numbers of a sample as [`read_sample`] read it: its parsed pages, then the
-/// others.
-fn sample_seqs(parsed: &[SampledPage], unparsed: &[SampledPage]) -> Vec<u64> {
-    parsed.iter().chain(unparsed).map(|p| p.seq).collect()
 }
 
 /// A job's messages to the committer, one held back so that the last can be returned marked
